@@ -1,0 +1,65 @@
+// Builds the two surfaces: the extension host bundle (Node, CommonJS, `vscode` external)
+// and the webview bundle (browser). `--watch` rebuilds on change, `--production` minifies.
+import * as esbuild from 'esbuild';
+import { cp, mkdir } from 'node:fs/promises';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+/** Prints esbuild's problems in the shape the `$esbuild-watch` problem matcher reads. */
+const problemMatcher = {
+  name: 'problem-matcher',
+  setup(build) {
+    build.onStart(() => { if (watch) console.log('[watch] build started'); });
+    build.onEnd((result) => {
+      for (const { text, location } of [...result.errors, ...result.warnings]) {
+        console.error(`✘ [ERROR] ${text}`);
+        if (location) console.error(`    ${location.file}:${location.line}:${location.column}:`);
+      }
+      if (watch) console.log('[watch] build finished');
+    });
+  },
+};
+
+const common = {
+  bundle: true,
+  minify: production,
+  sourcemap: !production,
+  sourcesContent: false,
+  logLevel: 'warning',
+  plugins: [problemMatcher],
+};
+
+const host = {
+  ...common,
+  entryPoints: ['src/extension.ts'],
+  outfile: 'dist/extension.js',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  external: ['vscode'],
+};
+
+const webview = {
+  ...common,
+  entryPoints: { webview: 'src/webview/main.ts' },
+  outdir: 'dist',
+  platform: 'browser',
+  format: 'iife',
+  target: 'chrome120',
+};
+
+async function copyAssets() {
+  await mkdir('dist/codicons', { recursive: true });
+  for (const file of ['codicon.css', 'codicon.ttf']) {
+    await cp(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
+  }
+}
+
+await copyAssets();
+if (watch) {
+  const contexts = await Promise.all([esbuild.context(host), esbuild.context(webview)]);
+  await Promise.all(contexts.map((c) => c.watch()));
+} else {
+  await Promise.all([esbuild.build(host), esbuild.build(webview)]);
+}

@@ -1,0 +1,55 @@
+// Type-aware lint. Besides the usual rules it enforces the layering: the pure core, the protocol
+// and the webview bundle may not import `vscode` at run time (type-only imports are allowed).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+const noVscode = {
+  name: 'vscode',
+  message: 'core/, protocol/ and webview/ must stay free of the vscode API (use `import type` for types).',
+  allowTypeImports: true,
+};
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'esbuild.mjs', 'eslint.config.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: [] }, project: ['./tsconfig.tests.json', './tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      'eqeqeq': ['error', 'always'],
+      'no-restricted-syntax': ['error', { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use crypto for ids and nonces.' }],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts', 'src/protocol/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../*', '!../core', '!../core/*', '!../protocol', '!../protocol/*'], message: 'core/ and protocol/ import only from core/ and protocol/.' }] }],
+    },
+  },
+  {
+    files: ['src/webview/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../*', '!../protocol', '!../protocol/*'], message: 'webview/ imports only protocol/ and its own modules.' }] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'service/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      'no-restricted-syntax': 'off',
+    },
+  },
+);

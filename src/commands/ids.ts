@@ -1,0 +1,15 @@
+/** Command ids, mirroring `contributes.commands` in package.json (a unit test checks they agree). */
+export const Commands = {
+  query: 'applicationQuery.query',
+  querySelection: 'applicationQuery.querySelection',
+  queryFile: 'applicationQuery.queryFile',
+  setApiKey: 'applicationQuery.setApiKey',
+  removeApiKey: 'applicationQuery.removeApiKey',
+  addApplication: 'applicationQuery.addApplication',
+  selectApplication: 'applicationQuery.selectApplication',
+  stop: 'applicationQuery.stop',
+  get: 'applicationQuery.get',
+} as const;
+
+/** A command id of this extension. */
+export type CommandId = (typeof Commands)[keyof typeof Commands];

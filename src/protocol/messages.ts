@@ -1,0 +1,171 @@
+/**
+ * The one protocol between the extension host and the webviews (the Chat view and the answer
+ * panel). One discriminated union per direction; the host validates every incoming message with
+ * {@link parseWebviewMessage} and drops anything else.
+ */
+
+/** Which webview surface a bundle instance is driving. */
+export type Surface = 'chat' | 'panel';
+
+/** How a streamed answer ended. `streaming` while it is still arriving. */
+export type TurnStatus = 'streaming' | 'done' | 'stopped' | 'error' | 'interrupted';
+
+/** A piece of context attached to a question (shown as a removable chip). */
+export interface AttachmentInfo {
+  readonly id: string;
+  /** What the chip shows, e.g. `selection: app.ts:10-24` or `file: app.ts`. */
+  readonly label: string;
+  readonly kind: 'selection' | 'file';
+}
+
+/** An application as the webview shows it. */
+export interface ApplicationInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly hasKey: boolean;
+}
+
+/** One entry of the transcript: a question or an answer. */
+export interface Turn {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly applicationId: string;
+  /** The text so far: the question, or the answer as it has arrived. */
+  text: string;
+  status: TurnStatus;
+  /** Context labels sent with a question. */
+  readonly attachments?: readonly string[];
+  /** The HTTP status of the answer's response, once known. */
+  httpStatus?: number;
+  /** A plain-language message for an error or interruption. */
+  message?: string;
+  /** Whether Retry is offered for a failed answer. */
+  retryable?: boolean;
+  readonly startedAt: number;
+}
+
+/** The whole state of a surface, sent after `ready` and whenever the view is shown again. */
+export interface SurfaceState {
+  readonly surface: Surface;
+  /** Panel title / chat header. */
+  readonly title: string;
+  readonly applications: readonly ApplicationInfo[];
+  readonly currentApplicationId: string | undefined;
+  readonly turns: readonly Turn[];
+  readonly attachments: readonly AttachmentInfo[];
+}
+
+/** Messages from the extension host to a webview. */
+export type HostToWebview =
+  /** Replace everything shown with this state. */
+  | { readonly type: 'state'; readonly state: SurfaceState }
+  /** A new turn (question or answer) starts. */
+  | { readonly type: 'turnStart'; readonly turn: Turn }
+  /** Text arrived for a streaming answer (batched: at most one message per frame). */
+  | { readonly type: 'append'; readonly turnId: string; readonly text: string }
+  /** The HTTP status of an answer became known. */
+  | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }
+  /** An answer ended. */
+  | {
+      readonly type: 'turnEnd';
+      readonly turnId: string;
+      readonly status: Exclude<TurnStatus, 'streaming'>;
+      readonly httpStatus?: number;
+      readonly message?: string;
+      readonly retryable?: boolean;
+    }
+  /** The application list or the current application changed. */
+  | { readonly type: 'applications'; readonly applications: readonly ApplicationInfo[]; readonly currentApplicationId: string | undefined }
+  /** The pending attachments changed. */
+  | { readonly type: 'attachments'; readonly attachments: readonly AttachmentInfo[] }
+  /** Move keyboard focus to the question input. */
+  | { readonly type: 'focusInput' };
+
+/** Messages from a webview to the extension host. */
+export type WebviewToHost =
+  /** The webview has loaded and can receive messages. Always the first message. */
+  | { readonly type: 'ready' }
+  /** Send a question (chat). */
+  | { readonly type: 'send'; readonly text: string }
+  /** Stop a streaming answer, or every answer of this surface when `turnId` is absent. */
+  | { readonly type: 'stop'; readonly turnId?: string }
+  /** Retry the question behind a failed answer. */
+  | { readonly type: 'retry'; readonly turnId: string }
+  /** Choose the current application. */
+  | { readonly type: 'selectApplication'; readonly applicationId: string }
+  /** Attach the editor's selection or current file as context. */
+  | { readonly type: 'attach'; readonly kind: 'selection' | 'file' }
+  /** Remove a pending attachment. */
+  | { readonly type: 'removeAttachment'; readonly id: string }
+  /** Copy text (a message or a code block) to the clipboard. */
+  | { readonly type: 'copy'; readonly text: string }
+  /** Insert a code block at the active editor's cursor. */
+  | { readonly type: 'insertCode'; readonly code: string }
+  /** Open a code block in a new untitled editor. */
+  | { readonly type: 'openCode'; readonly code: string; readonly language?: string }
+  /** Open an http(s) link from an answer in the user's browser. */
+  | { readonly type: 'openLink'; readonly href: string }
+  /** Clear the conversation (chat). */
+  | { readonly type: 'clear' }
+  /** Export the conversation (chat) or the answer (panel) as a Markdown document. */
+  | { readonly type: 'exportMarkdown' }
+  /** Run Set API Key… for the current application. */
+  | { readonly type: 'setApiKey' };
+
+/** The largest text a webview may send in one message (a generous question or code block). */
+export const MAX_WEBVIEW_TEXT = 1_000_000;
+
+function str(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
+  return typeof value === 'string' && value.length <= max;
+}
+
+/**
+ * Checks an untrusted message from a webview against the protocol. Returns the typed message, or
+ * `undefined` for anything unknown or malformed (which the host drops).
+ */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  if (typeof raw !== 'object' || raw === null) {
+    return undefined;
+  }
+  const m = raw as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+    case 'clear':
+    case 'exportMarkdown':
+    case 'setApiKey':
+      return { type: m.type };
+    case 'send':
+      return str(m.text) ? { type: 'send', text: m.text } : undefined;
+    case 'stop':
+      if (m.turnId === undefined) {
+        return { type: 'stop' };
+      }
+      return str(m.turnId, 200) ? { type: 'stop', turnId: m.turnId } : undefined;
+    case 'retry':
+      return str(m.turnId, 200) ? { type: 'retry', turnId: m.turnId } : undefined;
+    case 'selectApplication':
+      return str(m.applicationId, 500) ? { type: 'selectApplication', applicationId: m.applicationId } : undefined;
+    case 'attach':
+      return m.kind === 'selection' || m.kind === 'file' ? { type: 'attach', kind: m.kind } : undefined;
+    case 'removeAttachment':
+      return str(m.id, 200) ? { type: 'removeAttachment', id: m.id } : undefined;
+    case 'copy':
+      return str(m.text) ? { type: 'copy', text: m.text } : undefined;
+    case 'insertCode':
+      return str(m.code) ? { type: 'insertCode', code: m.code } : undefined;
+    case 'openCode':
+      if (!str(m.code) || (m.language !== undefined && !str(m.language, 100))) {
+        return undefined;
+      }
+      return { type: 'openCode', code: m.code, language: m.language };
+    case 'openLink':
+      return str(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Compile-time exhaustiveness check for switches over the unions above. */
+export function assertNever(value: never): never {
+  throw new Error(`Unexpected message: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,2 @@
+// Placeholder entry, replaced by the webview renderer.
+export {};
