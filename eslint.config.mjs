@@ -16,7 +16,7 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: [] }, project: ['./tsconfig.tests.json', './tsconfig.json'], tsconfigRootDir: import.meta.dirname },
+      parserOptions: { project: ['./tsconfig.tests.json', './tsconfig.json'], tsconfigRootDir: import.meta.dirname },
       globals: { ...globals.node },
     },
     rules: {

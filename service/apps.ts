@@ -1,0 +1,333 @@
+/**
+ * The reference service's applications and the content they stream. Everything here is pure and
+ * deterministic (same seed and request, same bytes), so tests can compute the exact answer a client
+ * should end up with.
+ */
+import { createHash, createHmac } from 'node:crypto';
+
+/** One application of the reference service, as the banner and the app record show it. */
+export interface DemoApplication {
+  id: string;
+  name: string;
+  description: string;
+  slug: string;
+  /** One line for the banner: what this application does on the wire. */
+  behaviour: string;
+}
+
+function app(id: string, name: string, description: string, behaviour: string): DemoApplication {
+  return { id, name, description, slug: id, behaviour };
+}
+
+/** Every application the service knows, in banner order. Ids are fixed: tests use them. */
+export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
+  app('demo-assistant', 'Demo Assistant', 'Answers any query with a short markdown summary of it.',
+    'text/plain markdown built from your query, 1-12 chars per chunk, paced'),
+  app('echo', 'Echo', 'Streams back exactly the request body it received.',
+    'text/plain, the raw request body byte-exact in 7-byte chunks ("__chunkBytes": n to change)'),
+  app('bulk', 'Bulk', 'Streams a large deterministic UTF-8 text.',
+    'text/plain, "size" bytes (default 1 MiB) of mixed 1-4 byte UTF-8 in "chunkBytes" chunks'),
+  app('sse-openai', 'OpenAI-style SSE', 'The demo answer as OpenAI chat-completion chunks.',
+    'text/event-stream, data: {"choices":[{"delta":{"content":…}}]} then [DONE]'),
+  app('sse-vercel', 'AI SDK UI message stream', 'The demo answer as a Vercel AI SDK UI message stream.',
+    'text/event-stream, {"type":"text-delta","delta":…} events, x-vercel-ai-ui-message-stream: v1'),
+  app('sse-dify', 'Dify-style SSE', 'The demo answer as Dify chat-message events.',
+    'text/event-stream, {"event":"message","answer":…} then message_end'),
+  app('sse-flowise', 'Flowise-style SSE', 'The demo answer as Flowise prediction events.',
+    'text/event-stream, {"event":"token","data":…} between start and end'),
+  app('sse-error', 'SSE with an error', 'Starts answering, then the model fails.',
+    'text/event-stream, 5 deltas then "event: error" {"message":"model overloaded"}'),
+  app('ndjson', 'NDJSON (Ollama-like)', 'The demo answer as newline-delimited JSON.',
+    'application/x-ndjson, {"text":…} / {"response":…,"done":false} lines, CRLF and blank lines'),
+  app('ndjson-bad', 'NDJSON with a bad line', 'Newline-delimited JSON with an invalid line 4.',
+    'application/x-ndjson, 3 good lines, invalid JSON on line 4, then more lines'),
+  app('vercel-data', 'AI SDK data stream', 'The demo answer as a Vercel AI SDK data stream.',
+    'text/plain, 0:"text" lines, x-vercel-ai-data-stream: v1'),
+  app('fail-401', 'Revoked key', 'Its API keys have been revoked.',
+    '401 always, even with its own key'),
+  app('fail-429', 'Rate limited', 'Over its rate limit.',
+    '429 with Retry-After: 7'),
+  app('fail-503', 'Unavailable', 'Down for maintenance.',
+    '503 with Retry-After as an HTTP date 10 s ahead'),
+  app('fail-500', 'Server error', 'Fails with an internal error.',
+    '500 with a JSON error body'),
+  app('cutoff', 'Cut off', 'The connection drops in the middle of the answer.',
+    '~2 KB of the answer, then the socket is destroyed in the middle of a 3-byte character'),
+  app('stall', 'Stall', 'Starts answering, then never sends another byte.',
+    'a few chunks, then silence until the client gives up'),
+  app('slow-headers', 'Slow headers', 'Takes very long before it starts answering.',
+    'waits 30 s before sending the response headers'),
+  app('html', 'Captive portal', 'Answers with an HTML sign-in page, as a captive portal would.',
+    '200 text/html captive-portal page'),
+  app('redirect', 'Redirect', 'Redirects the query to another origin.',
+    '307 to another origin (the capture server in tests), which must not receive the key'),
+  app('bad-chunk', 'Broken chunked encoding', 'The HTTP framing breaks in the middle of the answer.',
+    'valid chunks, then an invalid chunk-size line'),
+  app('hostile', 'Hostile markdown', 'Answers with markdown that tries to run script and load remote content.',
+    'text/plain markdown with <script>, onerror, svg onload, iframe, remote images, command: and javascript: links'),
+]);
+
+/** The application with that id, if the service has one. */
+export function findApplication(id: string): DemoApplication | undefined {
+  return APPLICATIONS.find((a) => a.id === id);
+}
+
+/** The application's JSON record as `GET /api/applications/{id}` returns it. */
+export function applicationRecord(a: DemoApplication): { id: string; name: string; description: string; slug: string } {
+  return { id: a.id, name: a.name, description: a.description, slug: a.slug };
+}
+
+/** The valid API key of an application: `aq_` + 32 url-safe characters derived from seed and id. */
+export function deriveKey(seed: string, applicationId: string): string {
+  const mac = createHmac('sha256', `application-query-reference:${seed}`).update(applicationId).digest('base64url');
+  return `aq_${mac.slice(0, 32)}`;
+}
+
+/** A small seeded PRNG (sfc32) returning floats in [0, 1). */
+export function createPrng(seedText: string): () => number {
+  const d = createHash('sha256').update(seedText).digest();
+  let a = d.readUInt32LE(0), b = d.readUInt32LE(4), c = d.readUInt32LE(8), n = d.readUInt32LE(12);
+  return () => {
+    const t = (((a + b) >>> 0) + n) >>> 0;
+    n = (n + 1) >>> 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) >>> 0;
+    c = ((c << 21) | (c >>> 11)) >>> 0;
+    c = (c + t) >>> 0;
+    return t / 4294967296;
+  };
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function firstString(v: unknown, depth = 0): string | undefined {
+  if (typeof v === 'string') {
+    return v;
+  }
+  if (depth > 8 || typeof v !== 'object' || v === null) {
+    return undefined;
+  }
+  for (const item of Array.isArray(v) ? v : Object.values(v)) {
+    const s = firstString(item, depth + 1);
+    if (s !== undefined) {
+      return s;
+    }
+  }
+  return undefined;
+}
+
+/** The question a request body carries: `query`, else `input`, else its first string value. */
+export function questionOf(body: unknown): string {
+  if (isRecord(body)) {
+    for (const field of ['query', 'input']) {
+      const v = body[field];
+      if (typeof v === 'string') {
+        return v;
+      }
+    }
+  }
+  return firstString(body) ?? '';
+}
+
+function languageOf(body: unknown): string {
+  const v = isRecord(body) ? body.languageId : undefined;
+  return typeof v === 'string' && /^[\w+#.-]{1,40}$/.test(v) ? v : 'ts';
+}
+
+function truncateChars(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+}
+
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const m of text.matchAll(/`+/g)) {
+    longest = Math.max(longest, m[0].length);
+  }
+  return longest;
+}
+
+/** The closing line of every demo answer: multibyte on purpose (2-, 3- and 4-byte UTF-8). */
+export const CLOSING_LINE = '✓ done — 日本語 ok 👍';
+
+/**
+ * The markdown answer that demo-assistant (and every framed variant: SSE, NDJSON, data stream)
+ * streams for a request body. A function of the body only.
+ */
+export function demoAnswer(body: unknown): string {
+  const question = questionOf(body);
+  const language = languageOf(body);
+  const oneLine = question.replace(/\s+/g, ' ').trim();
+  const lines = question.split(/\r?\n/);
+  const words = oneLine === '' ? 0 : oneLine.split(' ').length;
+  const excerpt = truncateChars(lines.slice(0, 8).join('\n'), 600);
+  const fence = '`'.repeat(Math.max(3, longestBacktickRun(excerpt) + 1));
+  return [
+    '## Answer from the reference service',
+    '',
+    oneLine === ''
+      ? 'Your request carried no text, so here is a general answer.'
+      : `You asked: ${truncateChars(oneLine, 160)}`,
+    '',
+    'What the service noticed:',
+    '',
+    `- Your query has ${Array.from(question).length} characters on ${lines.length} line${lines.length === 1 ? '' : 's'} (${words} word${words === 1 ? '' : 's'}).`,
+    `- The language is \`${language}\`.`,
+    '- This answer arrives in small pieces; a faithful client joins them in order.',
+    '',
+    'An excerpt of what you sent:',
+    '',
+    `${fence}${language}`,
+    excerpt,
+    fence,
+    '',
+    CLOSING_LINE,
+    '',
+  ].join('\n');
+}
+
+/** Splits text into pieces of 1-12 code points, deterministically from `prngSeed`. */
+export function splitIntoPieces(text: string, prngSeed: string): string[] {
+  const random = createPrng(prngSeed);
+  const chars = Array.from(text);
+  const pieces: string[] = [];
+  for (let i = 0; i < chars.length;) {
+    const n = 1 + Math.floor(random() * 12);
+    pieces.push(chars.slice(i, i + n).join(''));
+    i += n;
+  }
+  return pieces;
+}
+
+/** The PRNG seed for one request's pieces and pacing: the service seed plus the question. */
+export function requestSeed(seed: string, body: unknown): string {
+  return `${seed}\u0000${questionOf(body)}`;
+}
+
+/** The exact pieces (text deltas) the streaming applications send for this body and service seed. */
+export function answerPieces(body: unknown, seed: string): string[] {
+  return splitIntoPieces(demoAnswer(body), requestSeed(seed, body));
+}
+
+/** How many deltas `sse-error` sends before its error event. */
+export const SSE_ERROR_DELTAS = 5;
+/** How many valid lines `ndjson-bad` sends before its invalid line (which is line 4). */
+export const NDJSON_BAD_GOOD_LINES = 3;
+/** How many pieces `stall` sends before going silent. */
+export const STALL_PIECES = 4;
+/** The error message `sse-error` ends with. */
+export const SSE_ERROR_MESSAGE = 'model overloaded';
+
+/** The first two bytes of '語' (E8 AA 9E): the last bytes `cutoff` writes before destroying the socket. */
+export const CUTOFF_TAIL: Buffer = Buffer.from('語', 'utf8').subarray(0, 2);
+
+/** The complete text `cutoff` sends before its torn character: the demo answer grown past 2 KB. */
+export function cutoffPrefix(body: unknown): string {
+  let text = demoAnswer(body);
+  for (let line = 1; Buffer.byteLength(text) < 2048; line++) {
+    text += `Line ${line} of a long answer — it keeps going (ünïcödé, 日本語) until the connection drops.\n`;
+  }
+  return text + 'The connection drops in the middle of this character: ';
+}
+
+const BULK_VARIANTS: readonly string[] = [
+  'ascii: the quick brown fox jumps over the lazy dog 0123456789',
+  '2-byte: é ß ñ ø Ж Ω ض | 3-byte: € ✓ 日本語 한국어 | 4-byte: 😀 𝄞 🚀',
+  'mixed: a€b😀cßd日e𝄞f — “quotes” ‘single’ … end',
+  '4-byte run: 🎉🎉🎉🧪🧪🧪 𠜎𠜱𠝹 then 2-byte ÄÖÜäöü and 3-byte ０１２３',
+];
+
+/** Largest `size` the bulk application accepts (64 MiB). */
+export const BULK_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Exactly `size` bytes of valid UTF-8: numbered lines mixing 1-, 2-, 3- and 4-byte characters.
+ * The last line is cut at a character boundary and padded with '.', so the text stays valid.
+ */
+export function bulkBytes(size: number): Buffer {
+  if (!Number.isInteger(size) || size < 0 || size > BULK_MAX_BYTES) {
+    throw new RangeError(`size must be an integer between 0 and ${BULK_MAX_BYTES}`);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let pos = 0;
+  for (let n = 0; pos < size; n++) {
+    const line = `${String(n).padStart(8, '0')} ${BULK_VARIANTS[n % BULK_VARIANTS.length]}\n`;
+    const len = Buffer.byteLength(line);
+    if (pos + len <= size) {
+      pos += out.write(line, pos, 'utf8');
+      continue;
+    }
+    for (const ch of line) {
+      const chLen = Buffer.byteLength(ch);
+      if (pos + chLen > size) {
+        break;
+      }
+      pos += out.write(ch, pos, 'utf8');
+    }
+    out.fill(0x2e, pos);
+    pos = size;
+  }
+  return out;
+}
+
+/** {@link bulkBytes} decoded: the text a client of `bulk` should end up with. */
+export function bulkText(size: number): string {
+  return bulkBytes(size).toString('utf8');
+}
+
+/** The markdown `hostile` streams; `origin` is the service's own URL, used for remote loads it can observe. */
+export function hostileMarkdown(origin: string): string {
+  const probe = `${origin}/__hostile`;
+  return [
+    '## Hostile answer',
+    '',
+    'Everything below must show as text or be dropped; nothing may run or load.',
+    '',
+    '<script>document.body.innerHTML = "pwned"; fetch("' + probe + '/script")</script>',
+    '',
+    'An image with an error handler: <img src=x onerror="fetch(\'' + probe + '/onerror\')">',
+    '',
+    '<svg onload="fetch(\'' + probe + '/svg\')"><circle r="4"/></svg>',
+    '',
+    '<iframe src="' + probe + '/iframe"></iframe>',
+    '',
+    '<object data="' + probe + '/object"></object><embed src="' + probe + '/embed">',
+    '',
+    `A remote image: ![x](${probe}/image.png)`,
+    '',
+    `An HTML remote image: <img src="${probe}/img.png">`,
+    '',
+    '- [c](command:workbench.action.quit)',
+    '- [j](javascript:alert(1))',
+    '- [d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)',
+    `- <a href="${probe}/link" onclick="alert(1)">click me</a>`,
+    '',
+    `<span style="background-image: url(${probe}/css.png)">styled text</span>`,
+    '',
+    `<style>body { background: url(${probe}/style.png) } * { display: none }</style>`,
+    '',
+    `<link rel="stylesheet" href="${probe}/sheet.css"><meta http-equiv="refresh" content="0; url=${probe}/refresh">`,
+    '',
+    '<form action="' + probe + '/form"><input name="q" autofocus onfocus="alert(1)"></form>',
+    '',
+    '```html',
+    '<script>alert("inside a code block: shown as text")</script>',
+    '```',
+    '',
+    CLOSING_LINE,
+    '',
+  ].join('\n');
+}
+
+/** The page `html` answers with, and `GET /api/not-json`: what a captive portal or login wall sends. */
+export const CAPTIVE_PORTAL_HTML = [
+  '<!DOCTYPE html>',
+  '<html><head><meta charset="utf-8"><title>Sign in to the network</title></head>',
+  '<body><h1>Sign in to continue</h1>',
+  '<p>You must accept the terms of use before you can use this network.</p>',
+  '<form method="post" action="/login"><button>Accept and connect</button></form>',
+  '</body></html>',
+  '',
+].join('\n');

@@ -1,0 +1,24 @@
+import * as vscode from 'vscode';
+import type { QueryRegistry } from '../query/registry';
+import type { Settings } from '../config/settings';
+import type { CurrentApplication } from './currentApplication';
+
+/** The status bar item: the current application, and a spinner while queries run. Click to select. */
+export function registerStatusBar(context: vscode.ExtensionContext, current: CurrentApplication, registry: QueryRegistry, settings: Settings): void {
+  const item = vscode.window.createStatusBarItem('applicationQuery.status', vscode.StatusBarAlignment.Right, 100);
+  item.name = 'Application Query';
+  item.command = 'applicationQuery.selectApplication';
+  const update = (): void => {
+    const label = current.label();
+    const running = registry.size;
+    const name = label ? (settings.resolve(current.id ?? '')?.name ?? current.id) : 'No application';
+    item.text = running > 0 ? `$(loading~spin) ${name}` : `$(comment-discussion) ${name}`;
+    item.tooltip =
+      running > 0
+        ? `Application Query: ${running} quer${running === 1 ? 'y' : 'ies'} running (${registry.labels().join(', ')}). Click to select the application; run "Stop Query" to stop.`
+        : `Application Query: current application ${label ?? '(none)'}. Click to select another.`;
+    item.show();
+  };
+  update();
+  context.subscriptions.push(item, current.onDidChange(update), registry.onDidChange(update), settings.onDidChange(update));
+}

@@ -1,0 +1,334 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { applicationLabel } from '../core/applications';
+import type { CurrentApplication } from '../applications/currentApplication';
+import type { Settings } from '../config/settings';
+import { fileContext, selectionContext } from '../commands/editorContext';
+import { type ApplicationInfo, assertNever, type AttachmentInfo, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
+import type { QueryService } from '../query/queryService';
+import type { QueryRegistry } from '../query/registry';
+import type { QueryContext, QueryInput, QueryOutcome, QuerySink } from '../query/types';
+import type { KeyStore } from '../secrets/keyStore';
+import { copyText, insertAtCursor, openInEditor, openLink } from '../webviewHost/actions';
+import { WebviewBridge } from '../webviewHost/bridge';
+import { webviewHtml, webviewOptions } from '../webviewHost/html';
+import { ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
+
+/** The Chat view's id (fixed by package.json). */
+export const CHAT_VIEW_ID = 'applicationQuery.chat';
+
+/** What the Chat view needs. */
+export interface ChatDeps {
+  readonly extensionUri: vscode.Uri;
+  readonly settings: Settings;
+  readonly keys: KeyStore;
+  readonly current: CurrentApplication;
+  readonly queries: QueryService;
+  readonly registry: QueryRegistry;
+  readonly history: ChatHistory;
+}
+
+interface PendingAttachment extends AttachmentInfo {
+  readonly context: QueryContext;
+}
+
+/** The sidebar chat: choose an application, ask with optional context, watch answers stream. */
+class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  private view: vscode.WebviewView | undefined;
+  private bridge: WebviewBridge | undefined;
+  private attachments: PendingAttachment[] = [];
+  private applications: ApplicationInfo[] = [];
+  /** Answers streaming now, by turn id. */
+  private readonly running = new Map<string, AbortController>();
+  /** What each answer was asked with, for Retry (kept in memory only: context can be large). */
+  private readonly inputs = new Map<string, QueryInput>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly deps: ChatDeps) {
+    const refresh = (): void => void this.refreshApplications();
+    this.disposables.push(deps.settings.onDidChange(refresh), deps.keys.onDidChange(refresh), deps.current.onDidChange(() => this.onCurrentChanged()));
+    void this.refreshApplications();
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    view.webview.options = webviewOptions(this.deps.extensionUri);
+    view.webview.html = webviewHtml(view.webview, this.deps.extensionUri, 'chat', 'Chat');
+    this.bridge?.dispose();
+    this.bridge = new WebviewBridge(view.webview, () => this.state(), (m) => this.onMessage(m));
+    view.onDidChangeVisibility(() => {
+      if (!view.visible) {
+        this.bridge?.markNotReady();
+      }
+    });
+    view.onDidDispose(() => {
+      this.bridge?.dispose();
+      this.bridge = undefined;
+      this.view = undefined;
+    });
+  }
+
+  private get appId(): string | undefined {
+    return this.deps.current.id;
+  }
+
+  private state(): SurfaceState {
+    const appId = this.appId;
+    return {
+      surface: 'chat',
+      title: 'Chat',
+      applications: this.applications,
+      currentApplicationId: appId,
+      turns: appId ? this.deps.history.turns(appId) : [],
+      attachments: this.attachments.map(({ id, label, kind }) => ({ id, label, kind })),
+    };
+  }
+
+  private async refreshApplications(): Promise<void> {
+    const base = this.deps.settings.baseUrl();
+    const apps = this.deps.settings.applications().applications;
+    this.applications = await Promise.all(
+      apps.map(async (app) => ({
+        id: app.id,
+        label: applicationLabel(app),
+        hasKey: base.ok ? await this.deps.keys.has({ origin: base.origin, applicationId: app.id }) : false,
+      })),
+    );
+    this.bridge?.post({ type: 'applications', applications: this.applications, currentApplicationId: this.appId });
+  }
+
+  private onCurrentChanged(): void {
+    this.bridge?.post({ type: 'state', state: this.state() });
+  }
+
+  private onMessage(message: WebviewToHost): void {
+    switch (message.type) {
+      case 'ready':
+        break;
+      case 'send':
+        void this.send(message.text);
+        break;
+      case 'stop':
+        if (message.turnId) {
+          this.running.get(message.turnId)?.abort();
+        } else {
+          for (const controller of this.running.values()) {
+            controller.abort();
+          }
+        }
+        break;
+      case 'retry':
+        void this.retry(message.turnId);
+        break;
+      case 'selectApplication':
+        if (this.deps.settings.resolve(message.applicationId)) {
+          void this.deps.current.set(message.applicationId);
+        }
+        break;
+      case 'attach':
+        this.attach(message.kind);
+        break;
+      case 'removeAttachment':
+        this.attachments = this.attachments.filter((a) => a.id !== message.id);
+        this.postAttachments();
+        break;
+      case 'copy':
+        void copyText(message.text);
+        break;
+      case 'insertCode':
+        void insertAtCursor(message.code);
+        break;
+      case 'openCode':
+        void openInEditor(message.code, message.language);
+        break;
+      case 'openLink':
+        void openLink(message.href);
+        break;
+      case 'clear':
+        void this.clear();
+        break;
+      case 'exportMarkdown':
+        void this.exportMarkdown();
+        break;
+      case 'setApiKey':
+        void vscode.commands.executeCommand('applicationQuery.setApiKey', this.appId);
+        break;
+      default:
+        assertNever(message);
+    }
+  }
+
+  private attach(kind: 'selection' | 'file'): void {
+    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!editor) {
+      void vscode.window.showInformationMessage('Open a file in an editor first: there is nothing to attach.');
+      return;
+    }
+    const context = kind === 'selection' ? selectionContext(editor) : fileContext(editor.document);
+    if (!context) {
+      void vscode.window.showInformationMessage('Select some text in the editor first, then attach the selection.');
+      return;
+    }
+    this.attachments.push({ id: randomUUID(), label: `${kind}: ${context.label}`, kind, context });
+    this.postAttachments();
+  }
+
+  private postAttachments(): void {
+    this.bridge?.post({ type: 'attachments', attachments: this.attachments.map(({ id, label, kind }) => ({ id, label, kind })) });
+  }
+
+  private async send(text: string): Promise<void> {
+    const question = text.trim();
+    if (!question && this.attachments.length === 0) {
+      return;
+    }
+    let appId = this.appId;
+    if (!appId) {
+      appId = (await this.deps.current.pick({ title: 'Chat: choose an application', always: false }))?.id;
+      if (!appId) {
+        return;
+      }
+    }
+    const prior = this.deps.history.turns(appId);
+    const input: QueryInput = {
+      applicationId: appId,
+      question,
+      context: mergeContexts(this.attachments.map((a) => a.context)),
+      history: historyText(prior),
+    };
+    const userTurn: Turn = {
+      id: randomUUID(),
+      role: 'user',
+      applicationId: appId,
+      text: question,
+      status: 'done',
+      attachments: this.attachments.length > 0 ? this.attachments.map((a) => a.label) : undefined,
+      startedAt: Date.now(),
+    };
+    this.attachments = [];
+    this.postAttachments();
+    this.deps.history.add(userTurn);
+    this.bridge?.post({ type: 'turnStart', turn: userTurn });
+    await this.answer(input);
+  }
+
+  private async answer(input: QueryInput): Promise<void> {
+    const turn: Turn = { id: randomUUID(), role: 'assistant', applicationId: input.applicationId, text: '', status: 'streaming', startedAt: Date.now() };
+    this.deps.history.add(turn);
+    this.inputs.set(turn.id, input);
+    this.bridge?.post({ type: 'turnStart', turn });
+    void this.deps.history.save();
+    const controller = new AbortController();
+    this.running.set(turn.id, controller);
+    const shown = (): boolean => this.appId === input.applicationId;
+    const sink: QuerySink = {
+      start: () => undefined,
+      status: (httpStatus) => {
+        turn.httpStatus = httpStatus;
+        if (shown()) {
+          this.bridge?.post({ type: 'status', turnId: turn.id, httpStatus });
+        }
+      },
+      append: (text) => {
+        turn.text += text;
+        if (shown()) {
+          this.bridge?.append(turn.id, text);
+        }
+      },
+      end: (outcome: QueryOutcome) => {
+        turn.status = outcome.kind;
+        turn.httpStatus = outcome.httpStatus;
+        turn.message = outcome.message ?? outcome.warning;
+        turn.retryable = outcome.retryable || outcome.httpStatus === 401 || outcome.httpStatus === 403;
+        if (shown()) {
+          this.bridge?.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable });
+        }
+      },
+    };
+    try {
+      await this.deps.queries.run(input, [sink], { surface: 'chat', notify: false, signal: controller.signal, queryId: turn.id });
+    } finally {
+      this.running.delete(turn.id);
+      await this.deps.history.save();
+    }
+  }
+
+  private async retry(turnId: string): Promise<void> {
+    const appId = this.appId;
+    if (!appId) {
+      return;
+    }
+    const turns = this.deps.history.turns(appId);
+    const index = turns.findIndex((t) => t.id === turnId);
+    if (index < 0 || turns[index].role !== 'assistant' || this.running.has(turnId)) {
+      return;
+    }
+    const question = [...turns.slice(0, index)].reverse().find((t) => t.role === 'user');
+    const input = this.inputs.get(turnId) ?? { applicationId: appId, question: question?.text ?? '', history: historyText(turns.slice(0, index - 1)) };
+    this.deps.history.remove(appId, turnId);
+    this.inputs.delete(turnId);
+    this.bridge?.post({ type: 'state', state: this.state() });
+    await this.answer(input);
+  }
+
+  private async clear(): Promise<void> {
+    const appId = this.appId;
+    if (!appId) {
+      return;
+    }
+    for (const turn of this.deps.history.turns(appId)) {
+      this.running.get(turn.id)?.abort();
+    }
+    this.deps.history.clear(appId);
+    await this.deps.history.save();
+    this.bridge?.post({ type: 'state', state: this.state() });
+  }
+
+  private async exportMarkdown(): Promise<void> {
+    const appId = this.appId;
+    if (!appId) {
+      return;
+    }
+    const app = this.deps.settings.resolve(appId);
+    const title = `Chat with ${app ? applicationLabel(app) : appId}`;
+    await openInEditor(transcriptMarkdown(title, this.deps.history.turns(appId)), 'markdown');
+  }
+
+  /** Reveals the Chat view and focuses its input. */
+  focus(): void {
+    this.view?.show(false);
+    this.bridge?.post({ type: 'focusInput' });
+  }
+
+  dispose(): void {
+    for (const controller of this.running.values()) {
+      controller.abort();
+    }
+    this.bridge?.dispose();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
+
+/** Several attachments travel as one context: each under its own label. */
+function mergeContexts(contexts: readonly QueryContext[]): QueryContext | undefined {
+  if (contexts.length <= 1) {
+    return contexts[0];
+  }
+  const text = contexts.map((c) => `${c.label}:\n${c.text}`).join('\n\n');
+  return {
+    kind: contexts.some((c) => c.kind === 'file') ? 'file' : 'selection',
+    label: contexts.map((c) => c.label).join(', '),
+    text,
+    fileName: contexts[0].fileName,
+    languageId: contexts[0].languageId,
+    fileText: contexts[0].fileText,
+  };
+}
+
+/** Registers the Chat view. */
+export function registerChatView(context: vscode.ExtensionContext, deps: ChatDeps): void {
+  const provider = new ChatViewProvider(deps);
+  context.subscriptions.push(provider, vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, provider));
+}

@@ -1,0 +1,116 @@
+import * as vscode from 'vscode';
+import { type ApplicationConfig, applicationLabel } from '../core/applications';
+import { HttpStatusError, QueryError } from '../core/errors';
+import { getJson } from '../core/getClient';
+import type { CurrentApplication } from '../applications/currentApplication';
+import type { Settings } from '../config/settings';
+import type { Log } from '../log/log';
+import { promptForApiKey } from '../secrets/keyPrompt';
+import type { KeyStore } from '../secrets/keyStore';
+import { applicationIdFromArg } from './args';
+import { Commands } from './ids';
+
+/** What the key commands need. */
+export interface KeyCommandDeps {
+  readonly settings: Settings;
+  readonly keys: KeyStore;
+  readonly current: CurrentApplication;
+  readonly log: Log;
+}
+
+/** Registers Set API Key… and Remove API Key…. */
+export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyCommandDeps): void {
+  const target = async (arg: unknown, title: string): Promise<ApplicationConfig | undefined> => {
+    const id = applicationIdFromArg(arg);
+    if (id) {
+      return deps.settings.resolve(id) ?? { id };
+    }
+    return deps.current.pick({ title, always: true });
+  };
+
+  const origin = (): string | undefined => {
+    const base = deps.settings.baseUrl();
+    if (!base.ok) {
+      void vscode.window.showErrorMessage(base.message, 'Open Settings').then((c) => {
+        if (c) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
+        }
+      });
+      return undefined;
+    }
+    return base.origin;
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(Commands.setApiKey, async (arg?: unknown) => {
+      const serviceOrigin = origin();
+      if (!serviceOrigin) {
+        return;
+      }
+      const app = await target(arg, 'Set API Key…');
+      if (!app) {
+        return;
+      }
+      const label = applicationLabel(app);
+      const key = await promptForApiKey(label, serviceOrigin);
+      if (!key) {
+        return;
+      }
+      await deps.keys.set({ origin: serviceOrigin, applicationId: app.id }, key);
+      deps.log.info(`API key stored for ${label} on ${serviceOrigin}.`);
+      await checkKey(deps, app, label, key);
+    }),
+    vscode.commands.registerCommand(Commands.removeApiKey, async (arg?: unknown) => {
+      const serviceOrigin = origin();
+      if (!serviceOrigin) {
+        return;
+      }
+      const app = await target(arg, 'Remove API Key…');
+      if (!app) {
+        return;
+      }
+      const label = applicationLabel(app);
+      const ref = { origin: serviceOrigin, applicationId: app.id };
+      if (!(await deps.keys.has(ref))) {
+        void vscode.window.showInformationMessage(`No API key is stored for ${label} on ${serviceOrigin}.`);
+        return;
+      }
+      await deps.keys.delete(ref);
+      deps.log.info(`API key removed for ${label} on ${serviceOrigin}.`);
+      void vscode.window.showInformationMessage(`Removed the API key for ${label}.`);
+    }),
+  );
+}
+
+/** Checks a new key with `GET /api/applications/{id}` and tells the user what the service said. */
+async function checkKey(deps: KeyCommandDeps, app: ApplicationConfig, label: string, apiKey: string): Promise<void> {
+  const base = deps.settings.baseUrl();
+  if (!base.ok) {
+    return;
+  }
+  try {
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Checking the key for ${label}…` },
+      () => getJson({ baseUrl: base.normalized, endpoint: `applications/${encodeURIComponent(app.id)}`, apiKey, timeoutMs: 15000 }),
+    );
+    deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes (key check)`);
+    const record = result.json as { name?: unknown } | null;
+    const name = record && typeof record.name === 'string' ? ` The service knows it as "${record.name}".` : '';
+    void vscode.window.showInformationMessage(`API key saved for ${label} and accepted by the service.${name}`);
+  } catch (err) {
+    if (err instanceof HttpStatusError && (err.status === 401 || err.status === 403)) {
+      deps.log.warn(`Key check for ${label}: HTTP ${err.status}`);
+      const choice = await vscode.window.showWarningMessage(
+        `API key saved for ${label}, but the service refused it (HTTP ${err.status}). Check that it was generated for this application.`,
+        'Set API Key…',
+      );
+      if (choice) {
+        await vscode.commands.executeCommand(Commands.setApiKey, app.id);
+      }
+      return;
+    }
+    const why = err instanceof QueryError ? err.message : String(err);
+    deps.log.info(`Key check for ${label} not possible: ${why}`);
+    void vscode.window.showInformationMessage(`API key saved for ${label}. (It could not be checked: ${why})`);
+  }
+}

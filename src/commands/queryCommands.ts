@@ -1,0 +1,104 @@
+import * as vscode from 'vscode';
+import type { CurrentApplication } from '../applications/currentApplication';
+import type { Settings } from '../config/settings';
+import type { AnswerChannel } from '../output/outputChannelSink';
+import type { AnswerPanels } from '../panel/answerPanel';
+import type { QueryService } from '../query/queryService';
+import type { QueryRegistry } from '../query/registry';
+import type { QueryContext, QueryInput, QuerySink } from '../query/types';
+import { Commands } from './ids';
+import { documentFor, fileContext, selectionContext } from './editorContext';
+
+/** What the query commands need. */
+export interface QueryCommandDeps {
+  readonly settings: Settings;
+  readonly current: CurrentApplication;
+  readonly queries: QueryService;
+  readonly registry: QueryRegistry;
+  readonly panels: AnswerPanels;
+  readonly channel: AnswerChannel;
+}
+
+/** Files larger than this ask before they are sent whole. */
+const LARGE_FILE_CHARS = 512 * 1024;
+
+/** Registers Query Application (…with Selection, …with Current File) and Stop Query. */
+export function registerQueryCommands(context: vscode.ExtensionContext, deps: QueryCommandDeps): void {
+  const launch = (input: QueryInput): void => {
+    const sinks: QuerySink[] =
+      deps.settings.output() === 'outputChannel' ? [deps.channel.sink()] : [deps.panels.sink(input.applicationId, () => launch(input))];
+    void deps.queries.run(input, sinks, { surface: 'command', notify: true, retry: () => launch(input) });
+  };
+
+  const ask = async (title: string, contextLabel: string | undefined, required: boolean): Promise<string | undefined> => {
+    return vscode.window.showInputBox({
+      title,
+      prompt: contextLabel
+        ? `Your question about ${contextLabel} (optional: press Enter to send it as it is)`
+        : 'Your question for the application',
+      placeHolder: contextLabel ? 'e.g. Explain this code' : 'Ask anything',
+      ignoreFocusOut: true,
+      validateInput: (value) => (required && value.trim().length === 0 ? 'Type a question: there is no selection or file to send.' : undefined),
+    });
+  };
+
+  const run = async (title: string, getContext: () => Promise<QueryContext | undefined> | QueryContext | undefined, arg?: unknown): Promise<void> => {
+    const queryContext = await getContext();
+    const app = typeof arg === 'string' ? deps.settings.resolve(arg) : await deps.current.pick({ title, always: true });
+    if (!app) {
+      return;
+    }
+    if (typeof arg === 'string') {
+      await deps.current.set(app.id);
+    }
+    if (queryContext?.kind === 'file' && queryContext.text.length > LARGE_FILE_CHARS) {
+      const size = `${Math.round(queryContext.text.length / 1024)} K characters`;
+      const go = await vscode.window.showWarningMessage(`${queryContext.label} is large (${size}). Send the whole file?`, { modal: true }, 'Send');
+      if (go !== 'Send') {
+        return;
+      }
+    }
+    const question = await ask(`${title}: ${app.name ?? app.id}`, queryContext?.label, !queryContext);
+    if (question === undefined) {
+      return;
+    }
+    launch({ applicationId: app.id, question: question.trim(), context: queryContext });
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand(Commands.query, (arg?: unknown) => {
+      const appArg = typeof arg === 'string' ? arg : (arg as { app?: { id?: string } } | undefined)?.app?.id;
+      const editor = vscode.window.activeTextEditor;
+      return run('Query Application', () => selectionContext(editor) ?? (editor ? fileContext(editor.document) : undefined), appArg);
+    }),
+    vscode.commands.registerCommand(Commands.querySelection, () => {
+      const selection = selectionContext(vscode.window.activeTextEditor);
+      if (!selection) {
+        void vscode.window.showInformationMessage('Select some text in an editor first, then run "Query Application with Selection".');
+        return;
+      }
+      return run('Query Application with Selection', () => selection);
+    }),
+    vscode.commands.registerCommand(Commands.queryFile, async (uri?: unknown) => {
+      let doc: vscode.TextDocument | undefined;
+      try {
+        doc = await documentFor(uri);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Could not read that file as text: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      if (!doc) {
+        void vscode.window.showInformationMessage('Open a file first, then run "Query Application with Current File".');
+        return;
+      }
+      const document = doc;
+      return run('Query Application with Current File', () => fileContext(document));
+    }),
+    vscode.commands.registerCommand(Commands.stop, () => {
+      const stopped = deps.registry.stopAll();
+      if (stopped === 0) {
+        vscode.window.setStatusBarMessage('Application Query: no query is running.', 3000);
+      }
+    }),
+  );
+}

@@ -1,0 +1,182 @@
+import MarkdownIt from 'markdown-it';
+import DOMPurify from 'dompurify';
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import plaintext from 'highlight.js/lib/languages/plaintext';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+/** The environment shared by one markdown-it parse: the link reference definitions known so far. */
+export type RenderEnv = MarkdownIt.Env;
+
+/** A link reference definition as markdown-it records it in `env.references`. */
+export type ReferenceDefinition = NonNullable<RenderEnv['references']>[string];
+
+/** One markdown-it token (re-exported so the renderer modules need no markdown-it import). */
+export type MdToken = MarkdownIt.Token;
+
+const languages = { bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, plaintext, python, rust, shell, sql, typescript, xml, yaml };
+for (const [name, definition] of Object.entries(languages)) {
+  hljs.registerLanguage(name, definition);
+}
+
+/** Link schemes an answer may open (through the host). Everything else is inert. */
+export const SAFE_LINK = /^(?:https?:|mailto:)/i;
+/** Only inline raster images are shown; anything remote becomes a link. */
+const SAFE_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp);/i;
+const REMOTE_IMAGE = /^https?:/i;
+const LANGUAGE_NAME = /^[\w#+.-]{1,40}$/;
+
+const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+const escapeHtml = md.utils.escapeHtml;
+
+const CODE_ACTIONS =
+  '<div class="aq-code-actions">' +
+  button('copy', 'Copy code', 'Copy', 'copy') +
+  button('insert', 'Insert code at cursor', 'Insert at Cursor', 'insert') +
+  button('open', 'Open code in new editor', 'Open in New Editor', 'go-to-file') +
+  '</div>';
+
+function button(action: string, label: string, title: string, icon: string): string {
+  return `<button type="button" class="aq-icon-button" data-action="${action}" aria-label="${label}" title="${title}"><span class="codicon codicon-${icon}" aria-hidden="true"></span></button>`;
+}
+
+function renderCode(code: string, info: string): string {
+  const candidate = info.split(/\s+/)[0] ?? '';
+  const language = LANGUAGE_NAME.test(candidate) ? candidate : '';
+  const known = language !== '' && hljs.getLanguage(language) !== undefined;
+  const body = known ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
+  const langAttr = language ? ` data-lang="${escapeHtml(language)}"` : '';
+  const langLabel = language ? `<span class="aq-code-lang">${escapeHtml(language)}</span>` : '';
+  const codeClass = language ? `hljs language-${escapeHtml(language)}` : 'hljs';
+  return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}">${body}</code></pre></div>\n`;
+}
+
+md.renderer.rules.fence = (tokens, idx) => {
+  const token = tokens[idx];
+  return renderCode(token.content, token.info ? md.utils.unescapeAll(token.info).trim() : '');
+};
+md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx].content, '');
+
+md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+  const token = tokens[idx];
+  const href = attrString(token, 'href');
+  if (!SAFE_LINK.test(href)) {
+    // An inert link: the text stays, nothing can be opened from it.
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href');
+    token.attrJoin('class', 'aq-inert-link');
+  }
+  return self.renderToken(tokens, idx, options);
+};
+
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = attrString(token, 'src');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  if (SAFE_IMAGE.test(src)) {
+    token.attrSet('alt', alt);
+    return self.renderToken(tokens, idx, options);
+  }
+  const text = `image: ${alt} (${src})`;
+  if (REMOTE_IMAGE.test(src) && !insideLink(tokens, idx)) {
+    return `<a href="${escapeHtml(src)}" class="aq-image-link">${escapeHtml(text)}</a>`;
+  }
+  return escapeHtml(text);
+};
+
+function attrString(token: MdToken, name: string): string {
+  const value = token.attrGet(name);
+  return value === null ? '' : String(value);
+}
+
+function insideLink(tokens: readonly MdToken[], idx: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < idx; i++) {
+    depth += tokens[i].type === 'link_open' ? 1 : tokens[i].type === 'link_close' ? -1 : 0;
+  }
+  return depth > 0;
+}
+
+// Table alignment arrives as `style="text-align:…"`; styles are never allowed through, so it
+// becomes a class instead.
+md.core.ruler.push('aq_align_classes', (state) => {
+  for (const token of state.tokens) {
+    if (token.type !== 'inline' && token.attrs) {
+      const style = attrString(token, 'style');
+      const align = style ? /text-align:\s*(left|right|center)/.exec(style) : null;
+      token.attrs = token.attrs.filter(([name]) => name !== 'style');
+      if (align) {
+        token.attrJoin('class', `aq-align-${align[1]}`);
+      }
+    }
+  }
+});
+
+const purify = DOMPurify(window);
+const PURIFY_CONFIG = {
+  ALLOWED_TAGS: [
+    'a', 'blockquote', 'br', 'code', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's',
+    'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button',
+  ],
+  ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang'],
+  ADD_URI_SAFE_ATTR: ['start', 'type'],
+  ALLOWED_URI_REGEXP: SAFE_LINK,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+};
+
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.nodeName === 'A') {
+    const href = node.getAttribute('href');
+    if (href !== null && !SAFE_LINK.test(href)) {
+      node.removeAttribute('href');
+    }
+  } else if (node.nodeName === 'IMG') {
+    const src = node.getAttribute('src');
+    if (src !== null && !SAFE_IMAGE.test(src)) {
+      node.removeAttribute('src');
+    }
+  } else if (node.nodeName === 'BUTTON' && node.getAttribute('type') !== 'button') {
+    node.setAttribute('type', 'button');
+  }
+});
+
+/** Parses markdown into block tokens, collecting reference definitions into `env`. */
+export function parseMarkdown(text: string, env: RenderEnv): MdToken[] {
+  return md.parse(text, env);
+}
+
+/** Renders tokens (from {@link parseMarkdown}) to unsanitized HTML. */
+export function renderTokens(tokens: readonly MdToken[], env: RenderEnv): string {
+  return md.renderer.render(tokens as MdToken[], md.options, env);
+}
+
+/** Sanitizes HTML into a string: the allow-list of what markdown produces, safe links and images only. */
+export function sanitizeHtml(html: string): string {
+  return purify.sanitize(html, PURIFY_CONFIG);
+}
+
+/** Sanitizes HTML into a fragment ready to insert (no second parse). */
+export function sanitizeToFragment(html: string): DocumentFragment {
+  return purify.sanitize(html, { ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
+}
+
+/** The one-shot render: markdown to sanitized HTML. Incremental rendering must end up identical. */
+export function renderMarkdownOnce(text: string): string {
+  return sanitizeHtml(md.render(text, {}));
+}

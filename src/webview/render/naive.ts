@@ -1,0 +1,52 @@
+import type { RendererOptions } from './incremental';
+import { parseMarkdown, renderTokens, sanitizeToFragment } from './markdown';
+
+/**
+ * The baseline the benchmark compares against: every update parses, sanitizes and replaces the
+ * whole answer (coalesced per frame, like {@link IncrementalRenderer}).
+ */
+export class NaiveRenderer {
+  private text = '';
+  private scheduled = false;
+  private renderedLength = -1;
+  private readonly schedule: (callback: () => void) => void;
+
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly options: RendererOptions = {},
+  ) {
+    this.schedule = options.scheduleFrame ?? ((callback) => void requestAnimationFrame(() => callback()));
+  }
+
+  /** Adds streamed text; the whole answer is rendered again on the next frame. */
+  append(text: string): void {
+    this.text += text;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      this.schedule(() => this.render());
+    }
+  }
+
+  /** Renders everything now. */
+  finish(): void {
+    this.render();
+  }
+
+  /** Starts over with `text`. */
+  reset(text = ''): void {
+    this.text = text;
+    this.renderedLength = -1;
+    this.render();
+  }
+
+  private render(): void {
+    this.scheduled = false;
+    if (this.renderedLength === this.text.length) {
+      return;
+    }
+    this.renderedLength = this.text.length;
+    const env = {};
+    this.container.replaceChildren(sanitizeToFragment(renderTokens(parseMarkdown(this.text, env), env)));
+    this.options.onRender?.();
+  }
+}

@@ -1,0 +1,198 @@
+// Shared by the browser tests and the renderer benchmark: bundles webview code with esbuild,
+// serves it from a loopback server under the webview's CSP, and drives Debian's Chromium headless.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { chromium, type Browser } from 'playwright-core';
+
+/** The repository root (this file runs from out/test/browser). */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+
+/** The Chromium binary: Debian's package unless CHROMIUM_PATH says otherwise. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Launches headless Chromium with the flags the brief prescribes (plus any extra). */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/** Bundles a webview entry point (relative to the repository root) as an IIFE for the browser. */
+export async function bundle(entry: string, options: { globalName?: string; minify?: boolean } = {}): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [path.join(REPO_ROOT, entry)],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    globalName: options.globalName,
+    platform: 'browser',
+    target: 'chrome120',
+    minify: options.minify ?? false,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0].text;
+}
+
+/** The files the test pages may load besides their scripts. */
+export async function readAsset(relativePath: string): Promise<string> {
+  return readFile(path.join(REPO_ROOT, relativePath), 'utf8');
+}
+
+interface Route {
+  readonly type: string;
+  readonly body: string | Buffer;
+}
+
+/** A loopback HTTP server on an ephemeral port that serves registered routes and counts requests. */
+export class LoopbackServer {
+  /** Every request path received, in order. */
+  readonly requests: string[] = [];
+  private readonly routes = new Map<string, Route>();
+  private readonly server: http.Server;
+
+  private constructor() {
+    this.server = http.createServer((req, res) => {
+      const url = req.url ?? '/';
+      this.requests.push(url);
+      const route = this.routes.get(url.split('?')[0]);
+      if (route === undefined) {
+        res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+        return;
+      }
+      res.writeHead(200, { 'Content-Type': route.type, 'Cache-Control': 'no-store' }).end(route.body);
+    });
+  }
+
+  /** Starts a server on 127.0.0.1, port 0. */
+  static async start(): Promise<LoopbackServer> {
+    const server = new LoopbackServer();
+    await new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return server;
+  }
+
+  /** `http://127.0.0.1:PORT` */
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Serves `body` at `pathname`. */
+  route(pathname: string, type: string, body: string | Buffer): void {
+    this.routes.set(pathname, { type, body });
+  }
+
+  /** Stops the server and drops open connections. */
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** Options for {@link webviewPage}. */
+export interface PageOptions {
+  /** The server's origin (what `webview.cspSource` is in VS Code). */
+  readonly origin: string;
+  /** Scripts to load (server paths), in order, after the test stub. */
+  readonly scripts: readonly string[];
+  /** Stylesheets to load (server paths). */
+  readonly styles?: readonly string[];
+  /** `chat` or `panel`; sets `body[data-surface]`. */
+  readonly surface?: string;
+  /** The webview CSP, or none at all (to prove the sanitizer holds on its own). */
+  readonly csp?: boolean;
+  /** What `acquireVsCodeApi().getState()` returns. */
+  readonly initialState?: unknown;
+  /** Extra inline script run after the others (gets the nonce). */
+  readonly inline?: string;
+}
+
+/**
+ * A page shaped like the real webview: same CSP (nonce scripts only, no inline styles), `#root`,
+ * and a stub `acquireVsCodeApi` that records posted messages in `window.__messages` and the state
+ * in `window.__state`. `window.__pwned` starts false: hostile input sets it if anything runs.
+ */
+export function webviewPage(options: PageOptions): string {
+  const nonce = randomBytes(16).toString('base64');
+  const csp =
+    options.csp === false
+      ? ''
+      : `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${options.origin} data:; style-src ${options.origin}; font-src ${options.origin}; script-src 'nonce-${nonce}';">`;
+  const stub = `
+    window.__pwned = false;
+    window.__messages = [];
+    window.__state = ${JSON.stringify(options.initialState ?? null)};
+    let acquired = false;
+    window.acquireVsCodeApi = () => {
+      if (acquired) { throw new Error('acquireVsCodeApi called twice'); }
+      acquired = true;
+      return {
+        postMessage: (message) => { window.__messages.push(JSON.parse(JSON.stringify(message))); },
+        getState: () => window.__state === null ? undefined : window.__state,
+        setState: (state) => { window.__state = JSON.parse(JSON.stringify(state)); return state; },
+      };
+    };`;
+  const styles = (options.styles ?? []).map((href) => `<link href="${href}" rel="stylesheet">`).join('');
+  const scripts = options.scripts.map((src) => `<script nonce="${nonce}" src="${src}"></script>`).join('');
+  const inline = options.inline === undefined ? '' : `<script nonce="${nonce}">${options.inline}</script>`;
+  return (
+    `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">${csp}` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1.0">${styles}<title>test</title></head>` +
+    `<body data-surface="${options.surface ?? 'chat'}"><div id="root"></div>` +
+    `<script nonce="${nonce}">${stub}</script>${scripts}${inline}</body></html>`
+  );
+}
+
+/** A deterministic PRNG (mulberry32) for chunk sizes and generated corpora. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** What `render/index.ts` exposes as the `AQ` global in test pages (kept in step by the tests that use it). */
+export interface RendererGlobal {
+  IncrementalRenderer: new (
+    container: HTMLElement,
+    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void },
+  ) => PageRenderer;
+  NaiveRenderer: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
+  renderMarkdownOnce(text: string): string;
+  sanitizeHtml(html: string): string;
+  attachContentHandlers(root: HTMLElement, post: (message: unknown) => void): void;
+}
+
+/** The renderer API as the page sees it. */
+export interface PageRenderer {
+  append(text: string): void;
+  finish(): void;
+  flush?(): void;
+  reset(text?: string): void;
+}
+
+declare global {
+  interface Window {
+    AQ: RendererGlobal;
+    __messages: unknown[];
+    __pwned: boolean;
+    __state: unknown;
+  }
+}

@@ -1,0 +1,91 @@
+// The workbench loads with the extension and a person can reach it: activity bar, views, palette,
+// editor context menu, output. Phrased so it keeps holding as the commands grow real behaviour.
+import * as assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import {
+  captureFailure, e2eVersion, editorContextMenu, extensionHostLog, hasOutputChannel, isExtensionActivated, launchWorkbench, openFile,
+  openViewContainer, paletteHasCommand, quickInput, runCommand, selectLines, showOutputChannel, viewHeader, waitForActivation, type Workbench,
+} from './workbench';
+import { VSCODE_VERSION_OF } from '../launch/codeServer';
+
+/** A quick input or a notification: what any of the extension's commands shows first. */
+async function waitForVisibleResponse(page: Page): Promise<'quick input' | 'notification'> {
+  const toast = page.locator('.notifications-toasts .notification-toast');
+  await quickInput(page).or(toast).first().waitFor({ state: 'visible', timeout: 60_000 });
+  return (await quickInput(page).isVisible()) ? 'quick input' : 'notification';
+}
+
+async function dismiss(page: Page): Promise<void> {
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Escape');
+  await page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(async () => {
+    await page.keyboard.press('Control+Shift+P');
+    await page.keyboard.press('Escape');
+  });
+}
+
+describe(`Workbench smoke (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
+  this.timeout(180_000);
+  let workbench: Workbench | undefined;
+
+  const wb = (): Workbench => {
+    assert.ok(workbench, 'the workbench launched');
+    return workbench;
+  };
+
+  before(async function () {
+    this.timeout(600_000);
+    workbench = await launchWorkbench();
+  });
+
+  afterEach(async function () {
+    await captureFailure(this.currentTest, workbench);
+  });
+
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('shows the Application Query container with its Chat and Applications views, and activates', async () => {
+    const { page } = wb();
+    await openViewContainer(page, 'Application Query');
+    await viewHeader(page, 'Chat').waitFor({ state: 'visible' });
+    await viewHeader(page, 'Applications').waitFor({ state: 'visible' });
+    // Showing its views is an activation event: the extension host must start the extension cleanly.
+    await waitForActivation(wb());
+    assert.equal(isExtensionActivated(wb()), true);
+    assert.doesNotMatch(extensionHostLog(wb()) ?? '', /Activating extension .?application-query\.application-query.? failed/i);
+  });
+
+  it('lists "Application Query: Query Application" in the command palette', async () => {
+    assert.equal(await paletteHasCommand(wb().page, 'Application Query: Query Application'), true);
+    assert.equal(await paletteHasCommand(wb().page, 'Application Query: No Such Command'), false, 'the palette check can tell a missing command');
+  });
+
+  it('running "Query Application" from the palette shows a quick pick or a notification', async () => {
+    const { page } = wb();
+    await runCommand(page, 'Application Query: Query Application');
+    const shown = await waitForVisibleResponse(page);
+    assert.ok(shown === 'quick input' || shown === 'notification');
+    await dismiss(page);
+  });
+
+  it('offers "Query Application with Selection" on a right-click of a selection', async () => {
+    const { page } = wb();
+    await openFile(page, 'src/sample.ts');
+    await selectLines(page, 2, 5);
+    await editorContextMenu(page, 'Query Application with Selection');
+    await waitForVisibleResponse(page);
+    await dismiss(page);
+  });
+
+  it('shows the "Application Query Log" channel in the Output view', async function () {
+    const { page } = wb();
+    if (!(await hasOutputChannel(page, 'Application Query Log'))) {
+      this.skip();
+    }
+    const editor = await showOutputChannel(page, 'Application Query Log');
+    assert.equal(await editor.isVisible(), true);
+    const panelText = await page.locator('.part.panel').innerText();
+    assert.match(panelText, /output/i, 'the Output view is the one showing');
+  });
+});

@@ -1,0 +1,517 @@
+// The end-to-end harness: a real VS Code (code-server) with the extension loaded from source, a real
+// headless Chromium, and helpers that drive it the way a person does (palette, quick picks, context
+// menu, notifications, output, webviews). Env AQ_VSCODE_VERSION picks the version (runE2e.ts sets it).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
+import { startService, type ReferenceService, type ServiceOptions } from '../../service/server';
+import { isCodeServerVersion, openWorkbench, startCodeServer, VSCODE_VERSION_OF, type CodeServerVersion } from '../launch/codeServer';
+import { delay, repoRoot, waitFor } from '../launch/util';
+import { makeWorkspace, serviceUserSettings } from '../launch/workspace';
+
+export type { ReferenceService } from '../../service/server';
+
+/** The extension's id (publisher.name). */
+export const EXTENSION_ID = 'application-query.application-query';
+
+/** A workbench under test, with the reference service it talks to. */
+export interface Workbench {
+  page: Page;
+  context: BrowserContext;
+  /** The reference service (in this process); `keyFor(id)` gives valid keys, `requests` what it received. */
+  service: ReferenceService;
+  /** code-server's address. */
+  serverUrl: string;
+  /** The workspace folder the window shows. */
+  folder: string;
+  version: CodeServerVersion;
+  /** "1.100.3" or "1.139.1". */
+  vscodeVersion: string;
+  /** The server's user-data-dir (settings, logs). */
+  userDataDir: string;
+  /** Everything the server printed (diagnostics). */
+  serverOutput(): string;
+  /** Browser console errors seen so far (diagnostics). */
+  browserErrors: string[];
+  /** Closes the browser, the server and (if the harness started it) the service, and removes temp folders. */
+  close(): Promise<void>;
+}
+
+/** Options for {@link launchWorkbench}. */
+export interface LaunchOptions {
+  /** Merged over the defaults (baseUrl and every application of the service). */
+  userSettings?: Readonly<Record<string, unknown>>;
+  /** Remote machine settings (`<user-data-dir>/Machine/settings.json`). */
+  machineSettings?: Readonly<Record<string, unknown>>;
+  /** Written into a fresh workspace folder (relative path → text); a small default set otherwise. */
+  files?: Readonly<Record<string, string>>;
+  /** Use this service instead of starting one (it is then not closed by `close()`). */
+  service?: ReferenceService;
+  /** Options for the service the harness starts (default `{ paceMs: 5, quiet: true }`). */
+  serviceOptions?: ServiceOptions;
+  /** Defaults to env AQ_VSCODE_VERSION, else 4.100.3. */
+  version?: CodeServerVersion;
+  /** Extra environment for the server and its extension host. */
+  env?: Readonly<Record<string, string>>;
+}
+
+/** The files a workspace gets when the test names none. */
+export const DEFAULT_FILES: Readonly<Record<string, string>> = {
+  'src/sample.ts': [
+    '// A small sample to query.',
+    'export function fibonacci(n: number): number {',
+    '  if (n < 2) return n;',
+    '  return fibonacci(n - 1) + fibonacci(n - 2);',
+    '}',
+    '',
+    'export const greeting = "Grüße, 世界";',
+    '',
+  ].join('\n'),
+  'README.md': '# Sample\n\nA workspace for the end-to-end tests.\n',
+};
+
+/** The version the e2e lane runs against: env AQ_VSCODE_VERSION (code-server or VS Code number), default 4.100.3. */
+export function e2eVersion(): CodeServerVersion {
+  const raw = process.env.AQ_VSCODE_VERSION;
+  if (raw === undefined || raw === '') return '4.100.3';
+  if (isCodeServerVersion(raw)) return raw;
+  const byVscode = (Object.keys(VSCODE_VERSION_OF) as CodeServerVersion[]).find((v) => VSCODE_VERSION_OF[v] === raw);
+  if (byVscode === undefined) throw new Error(`AQ_VSCODE_VERSION=${raw} is not a supported version`);
+  return byVscode;
+}
+
+/** Starts the service (unless given), code-server and Chromium, and waits until the workbench shows the extension. */
+export async function launchWorkbench(options: LaunchOptions = {}): Promise<Workbench> {
+  const root = repoRoot();
+  if (!existsSync(path.join(root, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing: run "npm run build" first');
+  const version = options.version ?? e2eVersion();
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async (): Promise<void> => {
+    for (const step of cleanups.reverse()) await step().catch(() => undefined);
+    cleanups.length = 0;
+  };
+  try {
+    let service = options.service;
+    if (service === undefined) {
+      const started = await startService({ paceMs: 5, quiet: true, ...options.serviceOptions });
+      cleanups.push(() => started.close());
+      service = started;
+    }
+    const workspace = await makeWorkspace(options.files ?? DEFAULT_FILES, 'aq-e2e-');
+    cleanups.push(() => workspace.dispose());
+    const server = await startCodeServer({
+      version,
+      folder: workspace.folder,
+      userSettings: { ...serviceUserSettings(service), ...options.userSettings },
+      machineSettings: options.machineSettings,
+      env: { AQ_SERVICE_URL: service.url, ...options.env },
+    });
+    cleanups.push(() => server.close());
+    const browserErrors: string[] = [];
+    const opened = await openWorkbench(server.url, {
+      folder: workspace.folder,
+      extensionPath: root,
+      onConsole: (type, text) => {
+        if (type === 'error' || type === 'pageerror') browserErrors.push(`${type}: ${text}`);
+      },
+    });
+    cleanups.push(() => opened.close());
+    const workbench: Workbench = {
+      page: opened.page,
+      context: opened.context,
+      service,
+      serverUrl: server.url,
+      folder: workspace.folder,
+      version,
+      vscodeVersion: VSCODE_VERSION_OF[version],
+      userDataDir: server.userDataDir,
+      serverOutput: () => server.output(),
+      browserErrors,
+      close: cleanup,
+    };
+    await waitForWorkbenchReady(workbench);
+    return workbench;
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** The activity bar entry of a view container, by its title. */
+export function activityBarItem(page: Page, title: string): Locator {
+  return page.locator(`.part.activitybar .action-item a.action-label[aria-label^="${cssString(title)}"]`).first();
+}
+
+/** Waits until the workbench is rendered, the extension host runs and the extension's contributions are there. */
+export async function waitForWorkbenchReady(workbench: Workbench): Promise<void> {
+  const { page } = workbench;
+  await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 120_000 });
+  await waitFor('the remote extension host to start', () => extensionHostLog(workbench) !== undefined, 120_000, 250);
+  await activityBarItem(page, 'Application Query').waitFor({ state: 'visible', timeout: 120_000 });
+  await page.locator('.part.editor').waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+/** The remote extension host's log text, or undefined while it has not started. */
+export function extensionHostLog(workbench: Pick<Workbench, 'userDataDir'>): string | undefined {
+  const logs = path.join(workbench.userDataDir, 'logs');
+  if (!existsSync(logs)) return undefined;
+  const texts: string[] = [];
+  for (const session of readdirSync(logs)) {
+    const sessionDir = path.join(logs, session);
+    let hosts: string[];
+    try {
+      hosts = readdirSync(sessionDir).filter((name) => name.startsWith('exthost'));
+    } catch {
+      continue;
+    }
+    for (const host of hosts) {
+      const file = path.join(sessionDir, host, 'remoteexthost.log');
+      if (existsSync(file)) texts.push(readFileSync(file, 'utf8'));
+    }
+  }
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** Whether the extension host has activated this extension (read from its log; no UI involved). */
+export function isExtensionActivated(workbench: Pick<Workbench, 'userDataDir'>): boolean {
+  return extensionHostLog(workbench)?.includes(`_doActivateExtension ${EXTENSION_ID}`) === true;
+}
+
+/** Waits until the extension is activated (something must trigger it: a command, its view). */
+export async function waitForActivation(workbench: Pick<Workbench, 'userDataDir'>, timeoutMs = 60_000): Promise<void> {
+  await waitFor(`${EXTENSION_ID} to activate`, () => isExtensionActivated(workbench), timeoutMs, 250);
+}
+
+/** Opens a view container from the activity bar (if it is not already showing) and returns the side bar. */
+export async function openViewContainer(page: Page, title: string): Promise<Locator> {
+  const item = activityBarItem(page, title);
+  await item.waitFor({ state: 'visible' });
+  const sidebar = page.locator('.part.sidebar');
+  const showing = await sidebar.locator('.composite.title h2').first().textContent({ timeout: 2000 }).catch(() => null);
+  if (showing === null || normalizeLabel(showing).toLowerCase() !== normalizeLabel(title).toLowerCase()) await item.click();
+  await sidebar.locator('.composite.title h2', { hasText: new RegExp(`^\\s*${escapeRegExp(title)}\\s*$`, 'i') }).first().waitFor({ state: 'visible' });
+  return sidebar;
+}
+
+/** The header of a view in the side bar (e.g. "Chat", "Applications"). */
+export function viewHeader(page: Page, name: string): Locator {
+  return page.locator('.part.sidebar .pane-header').filter({ has: page.locator('h3.title', { hasText: new RegExp(`^\\s*${escapeRegExp(name)}\\s*$`, 'i') }) }).first();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quick input (command palette, quick picks, input boxes)
+
+const QUICK_INPUT = '.quick-input-widget';
+
+/** The visible quick input widget. */
+export function quickInput(page: Page): Locator {
+  return page.locator(QUICK_INPUT).filter({ visible: true }).first();
+}
+
+function quickInputBox(page: Page): Locator {
+  return quickInput(page).locator('.quick-input-box input').first();
+}
+
+/** The rows of the open quick pick. */
+export function quickPickRows(page: Page): Locator {
+  return quickInput(page).locator('.quick-input-list .monaco-list-row');
+}
+
+/** Labels of the rows the open quick pick shows right now. */
+export async function quickPickLabels(page: Page): Promise<string[]> {
+  const labels = await quickPickRows(page).locator('.quick-input-list-row .label-name').allTextContents();
+  return labels.map(normalizeLabel);
+}
+
+/** Whitespace collapsed and "..." written as "…", so titles compare however they were typed. */
+export function normalizeLabel(text: string): string {
+  return text.replace(/\.\.\./g, '…').replace(/\s+/g, ' ').trim();
+}
+
+async function closeQuickInput(page: Page): Promise<void> {
+  for (let i = 0; i < 3 && (await quickInput(page).isVisible()); i++) {
+    await page.keyboard.press('Escape');
+    await delay(150);
+  }
+}
+
+async function openPalette(page: Page, prefix: string): Promise<void> {
+  await closeQuickInput(page);
+  await page.keyboard.press('F1');
+  await quickInput(page).waitFor({ state: 'visible', timeout: 15_000 });
+  const box = quickInputBox(page);
+  await box.waitFor({ state: 'visible' });
+  // Typing key by key loses characters on a busy machine; fill sets the value in one step.
+  await box.fill(prefix);
+  await waitFor('the palette to take the text', async () => (await box.inputValue()) === prefix, 5000, 100);
+}
+
+/** Rows whose label equals `label` (ellipsis and whitespace normalised), or whose label is "<Category>: label". */
+async function findRow(page: Page, label: string, allowCategory: boolean): Promise<Locator | undefined> {
+  const wanted = normalizeLabel(label);
+  const rows = quickPickRows(page);
+  const count = await rows.count();
+  let categoryMatch: Locator | undefined;
+  for (let i = 0; i < count; i++) {
+    const row = rows.nth(i);
+    const text = await row.locator('.quick-input-list-row .label-name').first().textContent({ timeout: 1000 }).catch(() => null);
+    if (text === null) continue;
+    const got = normalizeLabel(text);
+    if (got === wanted) return row;
+    if (allowCategory && categoryMatch === undefined && got.endsWith(`: ${wanted}`)) categoryMatch = row;
+  }
+  return categoryMatch;
+}
+
+/**
+ * Runs a command from the palette as a person does: F1, ">title", the row whose label is exactly
+ * `title` (or "<Category>: title"), click. Retries when the palette is slow to fill.
+ */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    try {
+      await openPalette(page, `>${title}`);
+      const row = await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), 15_000, 200);
+      await row.click();
+      // The palette either closes or turns into the command's own quick input.
+      await waitFor(`the palette to run "${title}"`, async () => !(await quickInput(page).isVisible()) || (await quickInputBox(page).inputValue().catch(() => '')) !== `>${title}`, 10_000, 100);
+      return;
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  await closeQuickInput(page);
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/** Whether the palette lists a command titled `title` (exactly, or "<Category>: title"). */
+export async function paletteHasCommand(page: Page, title: string): Promise<boolean> {
+  await openPalette(page, `>${title}`);
+  try {
+    return (await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), 10_000, 200).catch(() => undefined)) !== undefined;
+  } finally {
+    await closeQuickInput(page);
+  }
+}
+
+/** Chooses the item labelled `label` in the open quick pick (filtering by typing if it is not in view). */
+export async function quickPick(page: Page, label: string): Promise<void> {
+  await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
+  let row = await waitFor(`"${label}" in the quick pick`, () => findRow(page, label, false), 3000, 150).catch(() => undefined);
+  if (row === undefined) {
+    await quickInputBox(page).fill(label);
+    row = await waitFor(`"${label}" in the quick pick (filtered)`, () => findRow(page, label, false), 30_000, 200).catch(async (error: unknown) => {
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; it shows: ${JSON.stringify(await quickPickLabels(page))}`);
+    });
+  }
+  await row.click();
+}
+
+/** Types `text` into the open input box (or quick pick filter) and presses Enter. */
+export async function typeInQuickInput(page: Page, text: string, options: { password?: boolean } = {}): Promise<void> {
+  await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
+  const box = quickInputBox(page);
+  await box.waitFor({ state: 'visible' });
+  if (options.password === true) {
+    await waitFor('a password box', async () => (await box.getAttribute('type')) === 'password', 10_000, 100);
+  }
+  await box.fill(text);
+  await waitFor('the input to take the text', async () => (await box.inputValue()) === text, 5000, 100);
+  await box.press('Enter');
+}
+
+/** The prompt or validation message under the open input box. */
+export async function quickInputMessage(page: Page): Promise<string> {
+  return normalizeLabel((await quickInput(page).locator('.quick-input-message').textContent()) ?? '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Editors
+
+/** The active editor's Monaco element. */
+export function activeEditor(page: Page): Locator {
+  return page.locator('.part.editor .editor-group-container.active .editor-instance .monaco-editor').first();
+}
+
+/** Opens a workspace file via Quick Open (Ctrl+P) and waits until its editor is active. */
+export async function openFile(page: Page, relPath: string): Promise<void> {
+  const base = path.posix.basename(relPath);
+  await openPalette(page, relPath);
+  const row = await waitFor(`Quick Open to list ${relPath}`, () => findRow(page, base, false), 30_000, 200);
+  await row.click();
+  await page.locator(`.part.editor .editor-group-container.active .tab.active[aria-label^="${cssString(base)}"]`).first().waitFor({ state: 'visible', timeout: 30_000 });
+  await activeEditor(page).locator('.view-lines').waitFor({ state: 'visible' });
+}
+
+/** Selects whole lines `from`..`to` (1-based, inclusive) in the active editor. */
+export async function selectLines(page: Page, from: number, to: number): Promise<void> {
+  if (from < 1 || to < from) throw new Error(`bad line range ${from}-${to}`);
+  await openPalette(page, `:${from}`);
+  await page.keyboard.press('Enter');
+  await quickInput(page).waitFor({ state: 'hidden' });
+  await activeEditor(page).locator('textarea').first().focus();
+  await page.keyboard.press('Home');
+  // Home alternates between column 1 and the first non-blank; make sure we are at column 1.
+  if (!(await cursorAtColumnOne(page))) await page.keyboard.press('Home');
+  for (let line = from; line < to; line++) await page.keyboard.press('Shift+ArrowDown');
+  await page.keyboard.press('Shift+End');
+  await activeEditor(page).locator('.selected-text').first().waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+async function cursorAtColumnOne(page: Page): Promise<boolean> {
+  const status = await page.locator('.part.statusbar [id="status.editor.selection"]').first().textContent({ timeout: 2000 }).catch(() => null);
+  return status === null || /Col 1\b/.test(status);
+}
+
+/** Right-clicks the active editor (on the selection, if there is one, so it is kept) and clicks `entry`. */
+export async function editorContextMenu(page: Page, entry: string): Promise<void> {
+  const editor = activeEditor(page);
+  const selected = editor.locator('.selected-text').first();
+  const target = (await selected.isVisible()) ? selected : editor.locator('.cursor').first();
+  const box = await target.boundingBox();
+  if (box !== null) {
+    await page.mouse.click(box.x + Math.max(1, box.width / 2), box.y + box.height / 2, { button: 'right' });
+  } else {
+    await editor.locator('.view-lines').click({ button: 'right' });
+  }
+  await clickMenuEntry(page, entry);
+}
+
+/** Clicks `entry` in the open context menu. */
+export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
+  const menu = page.locator('.context-view .monaco-menu').filter({ visible: true }).first();
+  await menu.waitFor({ state: 'visible', timeout: 15_000 });
+  const wanted = normalizeLabel(entry);
+  const items = menu.locator('.action-item a.action-label');
+  const labels = (await items.allTextContents()).map(normalizeLabel);
+  const index = labels.indexOf(wanted);
+  if (index < 0) {
+    await page.keyboard.press('Escape');
+    throw new Error(`the context menu has no "${entry}"; it shows: ${JSON.stringify(labels.filter((l) => l !== ''))}`);
+  }
+  await items.nth(index).click();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notifications, output, webviews
+
+/** Waits for a notification toast containing `text` and returns it. */
+export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = 30_000): Promise<Locator> {
+  const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: text }).first();
+  await toast.waitFor({ state: 'visible', timeout: timeoutMs });
+  return toast;
+}
+
+/** Clicks a button of a notification toast. */
+export async function clickNotificationButton(toast: Locator, label: string): Promise<void> {
+  await toast.locator('.monaco-button', { hasText: label }).first().click();
+}
+
+/** Whether the Output view can show a channel named `channel`. */
+export async function hasOutputChannel(page: Page, channel: string): Promise<boolean> {
+  await runCommand(page, 'Output: Show Output Channels...');
+  const found = (await waitFor(`"${channel}" among the output channels`, () => findRow(page, channel, false), 5000, 200).catch(() => undefined)) !== undefined;
+  await closeQuickInput(page);
+  return found;
+}
+
+/** Shows the output channel `channel` in the Output view. */
+export async function showOutputChannel(page: Page, channel: string): Promise<Locator> {
+  await runCommand(page, 'Output: Show Output Channels...');
+  await quickPick(page, channel);
+  const editor = page.locator('.part.panel .monaco-editor').filter({ visible: true }).first();
+  await editor.waitFor({ state: 'visible', timeout: 30_000 });
+  return editor;
+}
+
+/**
+ * Shows the Output view for `channel` and returns its whole text. Reads through the clipboard (select
+ * all, copy) because the editor only renders the lines in view; falls back to the rendered lines.
+ */
+export async function outputChannelText(page: Page, channel: string): Promise<string> {
+  const editor = await showOutputChannel(page, channel);
+  await delay(300);
+  const rendered = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+  try {
+    await editor.locator('.view-lines').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Control+C');
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    await page.keyboard.press('ArrowDown');
+    if (copied.trim() !== '' || rendered.trim() === '') return copied;
+  } catch {
+    // Fall through to the rendered text.
+  }
+  return rendered;
+}
+
+/** Polls an output channel until its text matches (shows the channel once, then rereads). */
+export async function waitForOutputText(page: Page, channel: string, expected: string | RegExp, timeoutMs = 60_000): Promise<string> {
+  return waitFor(`output channel "${channel}" to show ${String(expected)}`, async () => {
+    const text = await outputChannelText(page, channel);
+    return (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? text : undefined;
+  }, timeoutMs, 1000);
+}
+
+/**
+ * A webview's own document. `which`: a view id (e.g. "applicationQuery.chat") or "view" picks the
+ * visible webview view; any other string (e.g. a panel title) or nothing picks the visible webview
+ * panel if there is one, else the last visible webview.
+ */
+export function webviewFrame(page: Page, which?: string): FrameLocator {
+  const all = page.locator('iframe.webview.ready').filter({ visible: true });
+  const views = all.and(page.locator('iframe[src*="purpose=webviewView"]'));
+  const panels = all.and(page.locator('iframe:not([src*="purpose=webviewView"])'));
+  let outer: Locator;
+  if (which !== undefined && (which === 'view' || /^[\w-]+\.[\w.-]+$/.test(which))) outer = views.last();
+  else if (which !== undefined) outer = panels.last();
+  else outer = panels.or(views).last();
+  return outer.contentFrame().locator('iframe#active-frame').contentFrame();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics
+
+/** Where screenshots and failure reports go: `<repo>/test-results/`. */
+export function resultsDir(): string {
+  return path.join(repoRoot(), 'test-results');
+}
+
+/** Saves a full-window screenshot to `test-results/<file>` (".png" added if missing); returns the path. */
+export async function screenshot(page: Page, file: string): Promise<string> {
+  const name = /\.(png|jpe?g)$/i.test(file) ? file : `${file}.png`;
+  const target = path.join(resultsDir(), name);
+  await mkdir(path.dirname(target), { recursive: true });
+  await page.screenshot({ path: target, timeout: 15_000 });
+  return target;
+}
+
+/**
+ * For a mocha `afterEach`: when the test failed, saves a screenshot and the server and browser logs
+ * under `test-results/` and says where.
+ */
+export async function captureFailure(test: Mocha.Test | undefined, workbench: Workbench | undefined): Promise<void> {
+  if (test?.state !== 'failed' || workbench === undefined) return;
+  const name = `${workbench.vscodeVersion}-${test.fullTitle()}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
+  try {
+    const shot = await screenshot(workbench.page, name);
+    await writeFile(path.join(resultsDir(), `${name}.log`), [
+      '--- code-server output ---', workbench.serverOutput(),
+      '--- browser errors ---', ...workbench.browserErrors,
+      '--- extension host log ---', extensionHostLog(workbench) ?? '(none)',
+    ].join('\n'));
+    console.log(`      screenshot and logs: ${path.relative(repoRoot(), shot).replace(/\.png$/, '.{png,log}')}`);
+  } catch (error) {
+    console.log(`      (could not save the failure screenshot: ${error instanceof Error ? error.message : String(error)})`);
+  }
+}
+
+function cssString(text: string): string {
+  return text.replace(/["\\]/g, '\\$&');
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,70 @@
+// The end-to-end lane: the e2e mocha suite (plain Node, Playwright driving a real workbench) once per
+// VS Code version, each in its own process so a failure on one version does not hide the other.
+// Env AQ_VSCODE_VERSIONS narrows the versions; extra arguments go to mocha (e.g. --grep smoke).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { ensureCodeServer, selectVersions, VSCODE_VERSION_OF, type CodeServerVersion } from './codeServer';
+import { cleanEnv, killGroup, lineSplitter, repoRoot, secondsSince } from './util';
+
+const GUARD_MS = 15 * 60_000;
+
+function runSuite(version: CodeServerVersion, mochaArgs: readonly string[]): Promise<number> {
+  const root = repoRoot();
+  const prefix = `[${VSCODE_VERSION_OF[version]}] `;
+  const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  const args = [mocha, '--no-config', '--reporter', 'spec', '--timeout', '180000', '--exit', ...mochaArgs, 'out/test/e2e/**/*.test.js'];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv({ AQ_VSCODE_VERSION: version }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const print = lineSplitter((line) => console.log(`${prefix}${line}`));
+    child.stdout.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
+    const guard = setTimeout(() => {
+      console.log(`${prefix}timed out after ${GUARD_MS / 60_000} min; stopping the suite`);
+      void killGroup(child);
+    }, GUARD_MS);
+    child.once('error', (error) => {
+      clearTimeout(guard);
+      console.log(`${prefix}could not start mocha: ${error.message}`);
+      resolve(1);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(guard);
+      print(null);
+      resolve(code ?? (signal !== null ? 1 : 0));
+    });
+  });
+}
+
+async function main(): Promise<number> {
+  const root = repoRoot();
+  for (const file of ['dist/extension.js', 'out/test/e2e/workbench.js']) {
+    if (!existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run build && npm run compile-tests" first`);
+  }
+  const versions = selectVersions(process.env.AQ_VSCODE_VERSIONS);
+  const results: { version: CodeServerVersion; code: number; seconds: string }[] = [];
+  for (const version of versions) {
+    console.log(`\n=== End-to-end: VS Code ${VSCODE_VERSION_OF[version]} (code-server ${version}) ===`);
+    const started = Date.now();
+    let code: number;
+    try {
+      // Installing here keeps a first-run install out of the suite's own timeouts.
+      await ensureCodeServer(version);
+      code = await runSuite(version, process.argv.slice(2));
+    } catch (error) {
+      console.log(error instanceof Error ? error.message : String(error));
+      code = 1;
+    }
+    results.push({ version, code, seconds: secondsSince(started) });
+  }
+  console.log('\nEnd-to-end summary:');
+  for (const r of results) console.log(`  VS Code ${VSCODE_VERSION_OF[r.version]}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds} s`);
+  return results.every((r) => r.code === 0) ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().then((code) => process.exit(code), (error: unknown) => {
+    console.error(error instanceof Error ? error.stack ?? error.message : error);
+    process.exit(1);
+  });
+}

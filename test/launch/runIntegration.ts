@@ -1,0 +1,118 @@
+// The integration lane offline: the reference service in this process, then for each VS Code version
+// a code-server whose extension host runs out/test/integration/index.js (the test-electron contract).
+// Env AQ_VSCODE_VERSIONS narrows the versions ("4.139.1", "1.100", ...).
+import { existsSync } from 'node:fs';
+import * as path from 'node:path';
+import { startService } from '../../service/server';
+import { selectVersions, startCodeServer, openWorkbench, VSCODE_VERSION_OF, ensureCodeServer, type CodeServerVersion } from './codeServer';
+import { SuiteLog } from './automationLog';
+import { repoRoot, secondsSince } from './util';
+import { integrationWorkspaceFiles, makeWorkspace, serviceUserSettings } from './workspace';
+
+const GUARD_MS = 10 * 60_000;
+
+/** Outcome of one version's run. */
+interface VersionResult {
+  version: CodeServerVersion;
+  code: number;
+  seconds: string;
+}
+
+/** Files the run needs that the npm script builds first. */
+export function requireBuilt(): { extensionPath: string; testsPath: string } {
+  const root = repoRoot();
+  const testsPath = path.join(root, 'out', 'test', 'integration', 'index.js');
+  const bundle = path.join(root, 'dist', 'extension.js');
+  for (const file of [bundle, testsPath]) {
+    if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run "npm run build && npm run compile-tests" first`);
+  }
+  return { extensionPath: root, testsPath };
+}
+
+async function runVersion(version: CodeServerVersion, service: { url: string; applications: readonly { id: string; name: string }[] }): Promise<VersionResult> {
+  const label = VSCODE_VERSION_OF[version];
+  const prefix = `[${label}] `;
+  const started = Date.now();
+  console.log(`\n=== Integration: VS Code ${label} (code-server ${version}) ===`);
+  const { extensionPath, testsPath } = requireBuilt();
+  await ensureCodeServer(version);
+  const workspace = await makeWorkspace(integrationWorkspaceFiles());
+  const serverLog: string[] = [];
+  const consoleLog: string[] = [];
+  const log = new SuiteLog((line) => console.log(`${prefix}${line}`));
+  let server: Awaited<ReturnType<typeof startCodeServer>> | undefined;
+  let opening: ReturnType<typeof openWorkbench> | undefined;
+  let guard: NodeJS.Timeout | undefined;
+  try {
+    const running = await startCodeServer({
+      version,
+      folder: workspace.folder,
+      userSettings: serviceUserSettings(service),
+      env: { AQ_SERVICE_URL: service.url, AQ_TEST_HOOKS: '1' },
+      onOutput: (line) => serverLog.push(line),
+    });
+    server = running;
+    let settle: (code: number) => void = () => undefined;
+    const exit = new Promise<number>((resolve) => { settle = resolve; });
+    guard = setTimeout(() => {
+      console.log(`${prefix}timed out after ${GUARD_MS / 60_000} min without a result`);
+      settle(124);
+    }, GUARD_MS);
+    opening = openWorkbench(running.url, {
+      folder: workspace.folder,
+      extensionPath,
+      testsPath,
+      onLog: (type, message) => log.add(type, message),
+      onExit: (code) => settle(code),
+      onConsole: (type, text) => { if (type === 'error' || type === 'pageerror') consoleLog.push(`${type}: ${text}`); },
+    });
+    opening.catch((error: unknown) => {
+      console.log(`${prefix}could not open the workbench: ${error instanceof Error ? error.message : String(error)}`);
+      settle(1);
+    });
+    const code = await exit;
+    // Test failures speak for themselves; the server's and browser's logs help when the suite never ran.
+    if (code !== 0 && !log.suiteStarted) {
+      console.log(`${prefix}--- the suite never started; workbench log (last 60 lines) ---`);
+      for (const line of log.all.slice(-60)) console.log(`${prefix}${line}`);
+      console.log(`${prefix}--- code-server output (last 40 lines) ---`);
+      for (const line of serverLog.slice(-40)) console.log(`${prefix}${line}`);
+      if (consoleLog.length > 0) {
+        console.log(`${prefix}--- browser errors (last 20) ---`);
+        for (const line of consoleLog.slice(-20)) console.log(`${prefix}${line}`);
+      }
+    }
+    return { version, code, seconds: secondsSince(started) };
+  } catch (error) {
+    console.log(`${prefix}${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    return { version, code: 1, seconds: secondsSince(started) };
+  } finally {
+    if (guard !== undefined) clearTimeout(guard);
+    await (await opening?.catch(() => undefined))?.close();
+    await server?.close();
+    await workspace.dispose();
+  }
+}
+
+async function main(): Promise<number> {
+  const versions = selectVersions(process.env.AQ_VSCODE_VERSIONS);
+  requireBuilt();
+  const service = await startService({ paceMs: 5, quiet: true });
+  const url = service.url.replace(/\/+$/, '');
+  const results: VersionResult[] = [];
+  try {
+    for (const version of versions) results.push(await runVersion(version, { url, applications: service.applications }));
+  } finally {
+    await service.close();
+  }
+  console.log('\nIntegration summary:');
+  for (const r of results) console.log(`  VS Code ${VSCODE_VERSION_OF[r.version]}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds} s`);
+  return results.every((r) => r.code === 0) ? 0 : 1;
+}
+
+if (require.main === module) {
+  main().then((code) => process.exit(code), (error: unknown) => {
+    console.error(error instanceof Error ? error.stack ?? error.message : error);
+    process.exit(1);
+  });
+}

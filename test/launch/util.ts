@@ -1,0 +1,180 @@
+// Small process, path and timing helpers shared by the launchers, the e2e harness and the demo.
+// Plain Node only: this file is loaded by launchers, by mocha in Node and by scripts/demo.ts.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import * as path from 'node:path';
+
+let cachedRoot: string | undefined;
+
+/** The repository root: the nearest folder above this file whose package.json names the extension. */
+export function repoRoot(): string {
+  if (cachedRoot !== undefined) return cachedRoot;
+  let dir = __dirname;
+  for (;;) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      const parsed: unknown = JSON.parse(readFileSync(manifest, 'utf8'));
+      if (isRecord(parsed) && parsed.name === 'application-query') {
+        cachedRoot = dir;
+        return dir;
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no application-query package.json above ${__dirname}`);
+    dir = parent;
+  }
+}
+
+/** True for a plain (non-array) object. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => (port > 0 ? resolve(port) : reject(new Error('no port assigned'))));
+    });
+  });
+}
+
+/** True when `port` on 127.0.0.1 can be bound right now. */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** Resolves after `ms` milliseconds. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, intervalMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const reason = lastError instanceof Error ? `: ${lastError.message}` : '';
+      throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${what}${reason}`);
+    }
+    await delay(intervalMs);
+  }
+}
+
+/** Whether the process `pid` still exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return isErrno(error) && error.code === 'EPERM';
+  }
+}
+
+/** True for a Node system error carrying `code`. */
+export function isErrno(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
+
+/**
+ * Ends the process group led by `child` (started with `detached: true`): SIGTERM, then SIGKILL if
+ * the leader is still there after `graceMs`. Servers leave helper processes behind otherwise.
+ */
+export async function killGroup(child: ChildProcess, graceMs = 5000): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const exited = child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  signalGroup(pid, 'SIGTERM');
+  const ended = await Promise.race([exited.then(() => true), delay(graceMs).then(() => false)]);
+  // Helpers in the group may outlive the leader; SIGKILL the whole group either way.
+  signalGroup(pid, 'SIGKILL');
+  if (!ended) await Promise.race([exited, delay(graceMs)]);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/** Outcome of {@link runProcess}. */
+export interface ProcessResult {
+  code: number;
+  output: string;
+}
+
+/** Runs a command to completion, collecting stdout and stderr together (never rejects on exit code). */
+export function runProcess(command: string, args: readonly string[], options: SpawnOptions & { onLine?: (line: string) => void } = {}): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const onData = lineSplitter((line) => options.onLine?.(line));
+    const collect = (chunk: Buffer): void => {
+      const text = chunk.toString('utf8');
+      output += text;
+      onData(text);
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      onData(null);
+      resolve({ code: code ?? (signal !== null ? 128 : 1), output });
+    });
+  });
+}
+
+/** Returns a function that is fed text chunks (null flushes) and calls `onLine` once per complete line. */
+export function lineSplitter(onLine: (line: string) => void): (chunk: string | null) => void {
+  let pending = '';
+  return (chunk) => {
+    if (chunk === null) {
+      if (pending !== '') onLine(pending);
+      pending = '';
+      return;
+    }
+    pending += chunk;
+    const lines = pending.split(/\r?\n/);
+    pending = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  };
+}
+
+/** Seconds since `start` (a `Date.now()` value), one decimal. */
+export function secondsSince(start: number): string {
+  return ((Date.now() - start) / 1000).toFixed(1);
+}
+
+/** The process environment without variables that would make a child think it runs inside VS Code. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('VSCODE_') || key === 'ELECTRON_RUN_AS_NODE') continue;
+    env[key] = value;
+  }
+  for (const [key, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
