@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { registerApplicationsView } from './applications/applicationsView';
 import { CurrentApplication } from './applications/currentApplication';
 import { registerStatusBar } from './applications/statusBar';

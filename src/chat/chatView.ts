@@ -12,7 +12,7 @@ import type { KeyStore } from '../secrets/keyStore';
 import { copyText, insertAtCursor, openInEditor, openLink } from '../webviewHost/actions';
 import { WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
-import { ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
+import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
 
 /** The Chat view's id (fixed by package.json). */
 export const CHAT_VIEW_ID = 'applicationQuery.chat';

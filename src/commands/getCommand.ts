@@ -53,12 +53,14 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       try {
         const result = await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: `GET /api/${endpoint}`, cancellable: true },
-          (_progress, token) => {
+          async (_progress, token) => {
             const controller = new AbortController();
             const sub = token.onCancellationRequested(() => controller.abort());
-            return getJson({ baseUrl: base.normalized, endpoint, apiKey, signal: controller.signal, timeoutMs: deps.settings.headersTimeoutMs() }).finally(() =>
-              sub.dispose(),
-            );
+            try {
+              return await getJson({ baseUrl: base.normalized, endpoint, apiKey, signal: controller.signal, timeoutMs: deps.settings.headersTimeoutMs() });
+            } finally {
+              sub.dispose();
+            }
           },
         );
         deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);

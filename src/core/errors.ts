@@ -193,12 +193,15 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
   } else if (/^\d+\.\d+$/.test(trimmed)) {
     // Not allowed by RFC 9110, but some services send it; reading it beats ignoring it.
     ms = Math.round(Number(trimmed) * 1000);
-  } else {
+  } else if (/[a-z]{3}/i.test(trimmed)) {
+    // An HTTP date names its month ("Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse alone accepts "-5".
     const date = Date.parse(trimmed);
     if (Number.isNaN(date)) {
       return undefined;
     }
     ms = date - now;
+  } else {
+    return undefined;
   }
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }

@@ -217,11 +217,12 @@ async function* readBody(
       } finally {
         transfer.endRead();
       }
-      if (transfer.abortedBy === 'user') {
-        throw new AbortedError();
-      }
       if (result.done) {
         break;
+      }
+      if (transfer.abortedBy === 'user') {
+        // Stop means stop, even when more of the body is already buffered.
+        throw new AbortedError();
       }
       transfer.bytes += result.value.byteLength;
       const text = decoder.push(result.value);

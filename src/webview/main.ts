@@ -1,2 +1,75 @@
-// Placeholder entry, replaced by the webview renderer.
-export {};
+/*
+ * The webview bundle for both surfaces (`body[data-surface]` = `chat` or `panel`).
+ *
+ * Test hooks (stable for e2e tests):
+ *   [data-turn-id="…"][data-role="user"|"assistant"]   one per turn; answers carry
+ *       [data-status="streaming"|"done"|"stopped"|"error"|"interrupted"] and aria-busy
+ *   .aq-answer                                          the rendered markdown of an answer
+ *   .aq-code  [data-lang]  .aq-code-actions  button[data-action="copy"|"insert"|"open"]   code blocks
+ *   [data-role="http-status"]  [data-role="error"] (with [data-role="error-status"])  [data-role="stopped-note"]
+ *   button[data-action=…]: "copy-message" (chat, per answer), "retry", "set-api-key", "send", "stop",
+ *       "clear", "export", "attach-selection", "attach-file", "remove-attachment", "copy-answer" (panel)
+ *   select#aq-application (label "Application")   textarea[aria-label="Ask the application"]
+ *   [data-role="attachments"] > .aq-chip[data-attachment-id]   [data-role="welcome"]
+ *   [data-role="announcer"] (the polite live region)   panel: [data-role="title"], [data-role="bytes"],
+ *       body[data-status] (status of the latest answer)
+ */
+import { assertNever, type HostToWebview } from '../protocol/messages';
+import { ChatView } from './chat';
+import { connectHost } from './host';
+import { PanelView } from './panel';
+import type { SurfaceView } from './surface';
+
+const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'status', 'turnEnd', 'applications', 'attachments', 'focusInput']);
+
+function isHostMessage(data: unknown): data is HostToWebview {
+  return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && HOST_MESSAGE_TYPES.has(data.type);
+}
+
+function dispatch(view: SurfaceView, message: HostToWebview): void {
+  switch (message.type) {
+    case 'state':
+      view.setState(message.state);
+      break;
+    case 'turnStart':
+      view.startTurn(message.turn);
+      break;
+    case 'append':
+      view.append(message.turnId, message.text);
+      break;
+    case 'status':
+      view.setHttpStatus(message.turnId, message.httpStatus);
+      break;
+    case 'turnEnd':
+      view.endTurn(message);
+      break;
+    case 'applications':
+      view.setApplications(message.applications, message.currentApplicationId);
+      break;
+    case 'attachments':
+      view.setAttachments(message.attachments);
+      break;
+    case 'focusInput':
+      view.focusInput();
+      break;
+    default:
+      assertNever(message);
+  }
+}
+
+function start(): void {
+  const root = document.getElementById('root');
+  if (root === null) {
+    return;
+  }
+  const host = connectHost();
+  const view: SurfaceView = document.body.dataset.surface === 'panel' ? new PanelView(root, host) : new ChatView(root, host);
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (isHostMessage(event.data)) {
+      dispatch(view, event.data);
+    }
+  });
+  host.post({ type: 'ready' });
+}
+
+start();

@@ -175,9 +175,9 @@ export interface RendererGlobal {
     options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void },
   ) => PageRenderer;
   NaiveRenderer: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
-  renderMarkdownOnce(text: string): string;
-  sanitizeHtml(html: string): string;
-  attachContentHandlers(root: HTMLElement, post: (message: unknown) => void): void;
+  renderMarkdownOnce: (text: string) => string;
+  sanitizeHtml: (html: string) => string;
+  attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;
 }
 
 /** The renderer API as the page sees it. */

@@ -150,7 +150,7 @@ describe('renderer in Chromium', function () {
       const result = await page.evaluate(() => {
         const out = document.createElement('div');
         const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
-        renderer.append('# Title\n\nFirst paragraph with a [link](https://example.com).\n\n```js\nlet x = 1;\n```\n\nNext');
+        renderer.append('# Title\n\nFirst paragraph with a [link](https://example.com).\n\n```js\nlet x = 1;\n```\n\nNext line\n\nStart');
         const heading = out.querySelector('h1');
         const code = out.querySelector('.aq-code');
         for (let i = 0; i < 200; i++) {

@@ -236,10 +236,24 @@ async function closeQuickInput(page: Page): Promise<void> {
   }
 }
 
+/** Moves keyboard focus out of a webview (whose frame would swallow workbench keybindings). */
+async function focusWorkbench(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && active.tagName === 'IFRAME') active.blur();
+  });
+}
+
 async function openPalette(page: Page, prefix: string): Promise<void> {
   await closeQuickInput(page);
-  await page.keyboard.press('F1');
-  await quickInput(page).waitFor({ state: 'visible', timeout: 15_000 });
+  let opened = false;
+  for (const key of ['F1', 'Control+Shift+P', 'F1']) {
+    await focusWorkbench(page);
+    await page.keyboard.press(key);
+    opened = await quickInput(page).waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+    if (opened) break;
+  }
+  if (!opened) throw new Error('the command palette did not open');
   const box = quickInputBox(page);
   await box.waitFor({ state: 'visible' });
   // Typing key by key loses characters on a busy machine; fill sets the value in one step.
@@ -265,6 +279,26 @@ async function findRow(page: Page, label: string, allowCategory: boolean): Promi
 }
 
 /**
+ * Accepts `row` of the open quick pick with the keyboard: arrows until it has the focus, then Enter.
+ * (A mouse click on a row is not reliable in every version: the widget may close on the mouse down.)
+ */
+async function acceptRow(page: Page, row: Locator): Promise<void> {
+  const target = Number(await row.getAttribute('data-index'));
+  if (!Number.isInteger(target)) throw new Error('a quick pick row without data-index');
+  const rows = quickPickRows(page);
+  await quickInputBox(page).focus();
+  for (let step = 0; step < 200; step++) {
+    const focused = Number(await rows.and(page.locator('.focused')).first().getAttribute('data-index', { timeout: 2000 }).catch(() => 'NaN'));
+    if (focused === target) {
+      await page.keyboard.press('Enter');
+      return;
+    }
+    await page.keyboard.press(Number.isInteger(focused) && focused > target ? 'ArrowUp' : 'ArrowDown');
+  }
+  throw new Error(`could not move the quick pick focus to row ${target}`);
+}
+
+/**
  * Runs a command from the palette as a person does: F1, ">title", the row whose label is exactly
  * `title` (or "<Category>: title"), click. Retries when the palette is slow to fill.
  */
@@ -274,7 +308,7 @@ export async function runCommand(page: Page, title: string): Promise<void> {
     try {
       await openPalette(page, `>${title}`);
       const row = await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), 15_000, 200);
-      await row.click();
+      await acceptRow(page, row);
       // The palette either closes or turns into the command's own quick input.
       await waitFor(`the palette to run "${title}"`, async () => !(await quickInput(page).isVisible()) || (await quickInputBox(page).inputValue().catch(() => '')) !== `>${title}`, 10_000, 100);
       return;
@@ -306,7 +340,7 @@ export async function quickPick(page: Page, label: string): Promise<void> {
       throw new Error(`${error instanceof Error ? error.message : String(error)}; it shows: ${JSON.stringify(await quickPickLabels(page))}`);
     });
   }
-  await row.click();
+  await acceptRow(page, row);
 }
 
 /** Types `text` into the open input box (or quick pick filter) and presses Enter. */
@@ -340,7 +374,7 @@ export async function openFile(page: Page, relPath: string): Promise<void> {
   const base = path.posix.basename(relPath);
   await openPalette(page, relPath);
   const row = await waitFor(`Quick Open to list ${relPath}`, () => findRow(page, base, false), 30_000, 200);
-  await row.click();
+  await acceptRow(page, row);
   await page.locator(`.part.editor .editor-group-container.active .tab.active[aria-label^="${cssString(base)}"]`).first().waitFor({ state: 'visible', timeout: 30_000 });
   await activeEditor(page).locator('.view-lines').waitFor({ state: 'visible' });
 }
@@ -351,7 +385,8 @@ export async function selectLines(page: Page, from: number, to: number): Promise
   await openPalette(page, `:${from}`);
   await page.keyboard.press('Enter');
   await quickInput(page).waitFor({ state: 'hidden' });
-  await activeEditor(page).locator('textarea').first().focus();
+  // Go to Line hands the focus back to the editor; the keys below need it there.
+  await page.locator('.part.editor .editor-group-container.active .monaco-editor.focused').first().waitFor({ state: 'visible', timeout: 10_000 });
   await page.keyboard.press('Home');
   // Home alternates between column 1 and the first non-blank; make sure we are at column 1.
   if (!(await cursorAtColumnOne(page))) await page.keyboard.press('Home');
@@ -384,7 +419,7 @@ export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
   const menu = page.locator('.context-view .monaco-menu').filter({ visible: true }).first();
   await menu.waitFor({ state: 'visible', timeout: 15_000 });
   const wanted = normalizeLabel(entry);
-  const items = menu.locator('.action-item a.action-label');
+  const items = menu.locator('.action-item .action-label');
   const labels = (await items.allTextContents()).map(normalizeLabel);
   const index = labels.indexOf(wanted);
   if (index < 0) {

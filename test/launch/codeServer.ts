@@ -273,6 +273,11 @@ export interface StartCodeServerOptions {
   port?: number;
   /** Receives the server's own output, line by line. */
   onOutput?: (line: string) => void;
+  /**
+   * Runs a test suite from the payload (`extensionTestsPath`). 1.139 needs its smoke-test driver
+   * for that, and the driver also suppresses notification toasts, so only suites turn it on.
+   */
+  runsTests?: boolean;
 }
 
 /** A running code-server. */
@@ -314,7 +319,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     '--extensions-dir', path.join(root, 'ext'),
   ];
   // Without the smoke-test driver 1.139 ignores the test payload; 1.100 rejects the flag.
-  if (options.version === '4.139.1') flags.push('--vscode-option', 'enable-smoke-test-driver');
+  if (options.runsTests === true && options.version === '4.139.1') flags.push('--vscode-option', 'enable-smoke-test-driver');
   const env = cleanEnv({
     EXTENSIONS_GALLERY: '{}',
     HOME: home,

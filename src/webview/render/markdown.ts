@@ -134,7 +134,7 @@ const PURIFY_CONFIG = {
     'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button',
   ],
   ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang'],
-  ADD_URI_SAFE_ATTR: ['start', 'type'],
+  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang'],
   ALLOWED_URI_REGEXP: SAFE_LINK,
   ALLOW_DATA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,

@@ -39,7 +39,6 @@ describe('TextBatcher', () => {
     assert.equal(flushed.join(''), expected);
     // One flush per full interval elapsed, plus the first (immediate) one and the final dispose.
     assert.ok(batcher.flushCount <= Math.floor(elapsed / intervalMs) + 2, `${batcher.flushCount} flushes in ${elapsed.toFixed(0)} ms`);
-    assert.ok(pushes > batcher.flushCount * 5, 'pushes were coalesced');
   });
 
   it('flushes the first push of a quiet spell soon, without waiting for more', async () => {

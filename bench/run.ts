@@ -1,0 +1,44 @@
+// Runs the benchmark sections and prints one table per section. Add a section by appending to
+// `sections`. `node out/bench/run.js [name…]` runs only the named sections.
+import { runCoreBench, type BenchRow } from './core';
+
+/** A named group of measurements. */
+export interface BenchSection {
+  readonly name: string;
+  readonly run: () => Promise<BenchRow[]>;
+}
+
+const sections: BenchSection[] = [{ name: 'core', run: runCoreBench }];
+
+function printTable(title: string, rows: readonly BenchRow[]): void {
+  const cells = rows.map((row) => [row.name, row.value, row.goal ?? '', row.ok === undefined ? '' : row.ok ? 'ok' : 'MISSED']);
+  const header = ['measure', 'value', 'goal', ''];
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((cell) => cell[column].length)));
+  const line = (cell: string[]): string => cell.map((text, column) => text.padEnd(widths[column])).join('  ').trimEnd();
+  console.log(`\n## ${title}\n`);
+  console.log(line(header));
+  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
+  for (const cell of cells) {
+    console.log(line(cell));
+  }
+}
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2);
+  let missed = 0;
+  for (const section of sections) {
+    if (wanted.length > 0 && !wanted.includes(section.name)) {
+      continue;
+    }
+    const started = performance.now();
+    const rows = await section.run();
+    printTable(`${section.name} (${((performance.now() - started) / 1000).toFixed(1)} s)`, rows);
+    missed += rows.filter((row) => row.ok === false).length;
+  }
+  console.log(missed === 0 ? '\nAll goals met.' : `\n${missed} goal(s) missed.`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,70 @@
+/** Properties for {@link h}. */
+export interface ElementProps {
+  readonly className?: string;
+  readonly text?: string;
+  readonly attrs?: Readonly<Record<string, string>>;
+}
+
+/** Creates an element with a class, text and attributes (never parses HTML). */
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: ElementProps = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  if (props.className !== undefined) {
+    element.className = props.className;
+  }
+  if (props.text !== undefined) {
+    element.textContent = props.text;
+  }
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    element.setAttribute(name, value);
+  }
+  element.append(...children);
+  return element;
+}
+
+/** A codicon glyph, hidden from assistive technology (its button carries the label). */
+export function icon(name: string): HTMLSpanElement {
+  return h('span', { className: `codicon codicon-${name}`, attrs: { 'aria-hidden': 'true' } });
+}
+
+/** A button: icon only (label as aria-label and tooltip) unless `text` is shown next to the icon. */
+export function button(action: string, label: string, iconName: string, onClick: () => void, options: { text?: string; className?: string } = {}): HTMLButtonElement {
+  const className = options.className ?? (options.text === undefined ? 'aq-icon-button' : 'aq-button');
+  const element = h('button', { className, attrs: { type: 'button', 'data-action': action, 'aria-label': label, title: label } }, icon(iconName));
+  if (options.text !== undefined) {
+    element.append(h('span', { text: options.text }));
+  }
+  element.addEventListener('click', onClick);
+  return element;
+}
+
+/** Swaps a button's action, label and icon (Send ⇄ Stop). */
+export function retarget(element: HTMLButtonElement, action: string, label: string, iconName: string, text?: string): void {
+  element.dataset.action = action;
+  element.setAttribute('aria-label', label);
+  element.title = label;
+  element.replaceChildren(icon(iconName));
+  if (text !== undefined) {
+    element.append(h('span', { text }));
+  }
+}
+
+/** Human-readable size of a byte count. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) {
+    return `${bytes} B`;
+  }
+  if (bytes < 1024 * 1024) {
+    return `${(bytes / 1024).toFixed(1)} KB`;
+  }
+  return `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
+}
+
+/** UTF-8 length of a string piece; a surrogate half counts 2, so split pairs still add up to 4. */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : unit >= 0xd800 && unit <= 0xdfff ? 2 : 3;
+  }
+  return bytes;
+}

@@ -1,0 +1,37 @@
+import type { WebviewToHost } from '../protocol/messages';
+
+interface VsCodeApi {
+  postMessage(message: unknown): void;
+  getState(): unknown;
+  setState(state: unknown): unknown;
+}
+
+declare function acquireVsCodeApi(): VsCodeApi;
+
+/** What the webview keeps across being hidden (VS Code's webview state). */
+export interface PersistedState {
+  readonly draft?: string;
+}
+
+/** The typed channel to the extension host. */
+export interface Host {
+  post(message: WebviewToHost): void;
+  loadState(): PersistedState;
+  saveState(state: PersistedState): void;
+}
+
+/** Acquires the VS Code API (once per page) and wraps it. */
+export function connectHost(): Host {
+  const api = acquireVsCodeApi();
+  return {
+    post: (message) => api.postMessage(message),
+    loadState: () => {
+      const state = api.getState();
+      if (typeof state === 'object' && state !== null && 'draft' in state && typeof state.draft === 'string') {
+        return { draft: state.draft };
+      }
+      return {};
+    },
+    saveState: (state) => void api.setState(state),
+  };
+}

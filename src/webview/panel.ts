@@ -1,0 +1,122 @@
+import type { ApplicationInfo, SurfaceState, Turn } from '../protocol/messages';
+import { button, formatBytes, h } from './dom';
+import type { Host } from './host';
+import { attachContentHandlers } from './render';
+import type { SurfaceView } from './surface';
+import { Announcer, AutoScroller, Transcript, announcement, type TurnEnd } from './transcript';
+
+/** The answer panel of a command query: title, status, the question, and the streamed answer. */
+export class PanelView implements SurfaceView {
+  private applications: readonly ApplicationInfo[] = [];
+  private readonly title: HTMLElement;
+  private readonly httpStatus: HTMLElement;
+  private readonly bytes: HTMLElement;
+  private readonly stopButton: HTMLButtonElement;
+  private readonly transcript: Transcript;
+  private readonly autoScroll: AutoScroller;
+  private readonly announcer = new Announcer();
+
+  constructor(root: HTMLElement, host: Host) {
+    this.title = h('h1', { className: 'aq-panel-title', attrs: { 'data-role': 'title' } });
+    this.httpStatus = h('span', { className: 'aq-badge', attrs: { 'data-role': 'http-status' } });
+    this.bytes = h('span', { className: 'aq-meta', attrs: { 'data-role': 'bytes' } });
+    this.stopButton = button('stop', 'Stop', 'debug-stop', () => host.post({ type: 'stop' }), { text: 'Stop' });
+    const header = h(
+      'div',
+      { className: 'aq-panel-header' },
+      h('div', { className: 'aq-panel-heading' }, this.title, this.httpStatus, this.bytes),
+      h(
+        'div',
+        { className: 'aq-toolbar' },
+        this.stopButton,
+        button('copy-answer', 'Copy', 'copy', () => host.post({ type: 'copy', text: this.transcript.lastAssistant()?.text ?? '' }), {
+          text: 'Copy',
+          className: 'aq-button aq-button-secondary',
+        }),
+        button('export', 'Open as Markdown', 'markdown', () => host.post({ type: 'exportMarkdown' }), { text: 'Open as Markdown', className: 'aq-button aq-button-secondary' }),
+      ),
+    );
+    this.transcript = new Transcript({
+      surface: 'panel',
+      post: (message) => host.post(message),
+      changed: () => {
+        this.autoScroll.update();
+        this.refresh();
+      },
+      applicationLabel: (id) => this.applications.find((app) => app.id === id)?.label ?? id,
+    });
+    const main = h('div', { className: 'aq-transcript aq-panel-body', attrs: { tabindex: '0', 'aria-label': 'Answer' } }, this.transcript.element);
+    this.autoScroll = new AutoScroller(main);
+    attachContentHandlers(main, (message) => host.post(message));
+    root.replaceChildren(h('div', { className: 'aq-panel' }, header, main, this.announcer.element));
+    this.refresh();
+  }
+
+  setState(state: SurfaceState): void {
+    this.applications = state.applications;
+    this.title.textContent = state.title;
+    document.title = state.title;
+    this.transcript.setTurns(state.turns);
+    this.refresh();
+    this.autoScroll.reset();
+  }
+
+  startTurn(turn: Turn): void {
+    this.transcript.add(turn);
+    this.refresh();
+  }
+
+  append(turnId: string, text: string): void {
+    const view = this.transcript.assistant(turnId);
+    if (view !== undefined) {
+      view.append(text);
+      if (view === this.transcript.lastAssistant()) {
+        this.bytes.textContent = formatBytes(view.bytes);
+        this.bytes.hidden = false;
+      }
+    }
+  }
+
+  setHttpStatus(turnId: string, httpStatus: number): void {
+    this.transcript.assistant(turnId)?.setHttpStatus(httpStatus);
+    this.refresh();
+  }
+
+  endTurn(message: TurnEnd): void {
+    const view = this.transcript.assistant(message.turnId);
+    if (view === undefined) {
+      return;
+    }
+    const wasStreaming = view.status === 'streaming';
+    view.end(message);
+    if (wasStreaming) {
+      this.announcer.say(announcement(message.status, view.httpStatus));
+    }
+    this.refresh();
+  }
+
+  setApplications(applications: readonly ApplicationInfo[]): void {
+    this.applications = applications;
+  }
+
+  setAttachments(): void {
+    // The panel has no composer.
+  }
+
+  focusInput(): void {
+    // The panel has no composer.
+  }
+
+  /** Header: status, bytes and Stop follow the latest answer. */
+  private refresh(): void {
+    const answer = this.transcript.lastAssistant();
+    const status = answer?.httpStatus;
+    this.httpStatus.textContent = status === undefined ? '' : `HTTP ${status}`;
+    this.httpStatus.hidden = status === undefined;
+    this.httpStatus.classList.toggle('aq-badge-error', status !== undefined && status >= 400);
+    this.bytes.textContent = answer === undefined ? '' : formatBytes(answer.bytes);
+    this.bytes.hidden = answer === undefined || (answer.bytes === 0 && status === undefined);
+    this.stopButton.hidden = !this.transcript.streaming;
+    document.body.dataset.status = answer?.status ?? 'empty';
+  }
+}

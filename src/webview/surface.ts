@@ -1,0 +1,14 @@
+import type { ApplicationInfo, AttachmentInfo, SurfaceState, Turn } from '../protocol/messages';
+import type { TurnEnd } from './transcript';
+
+/** What main.ts drives: one method per host message. */
+export interface SurfaceView {
+  setState(state: SurfaceState): void;
+  startTurn(turn: Turn): void;
+  append(turnId: string, text: string): void;
+  setHttpStatus(turnId: string, httpStatus: number): void;
+  endTurn(message: TurnEnd): void;
+  setApplications(applications: readonly ApplicationInfo[], currentApplicationId: string | undefined): void;
+  setAttachments(attachments: readonly AttachmentInfo[]): void;
+  focusInput(): void;
+}

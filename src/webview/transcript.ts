@@ -1,0 +1,282 @@
+import type { HostToWebview, Turn, TurnStatus, WebviewToHost } from '../protocol/messages';
+import { button, h, icon, utf8Length } from './dom';
+import { IncrementalRenderer } from './render';
+
+/** The `turnEnd` message. */
+export type TurnEnd = Extract<HostToWebview, { type: 'turnEnd' }>;
+
+/** What a turn view needs from its surface. */
+export interface TurnContext {
+  post(message: WebviewToHost): void;
+  /** Called after the DOM of a turn changed (keeps the view scrolled). */
+  changed(): void;
+  /** Display name of an application id. */
+  applicationLabel(id: string): string;
+  /** `chat` shows a Copy button per answer and full questions; `panel` collapses the question. */
+  readonly surface: 'chat' | 'panel';
+}
+
+/** The text announced once when an answer ends. */
+export function announcement(status: Exclude<TurnStatus, 'streaming'>, httpStatus: number | undefined): string {
+  switch (status) {
+    case 'done':
+      return 'Answer complete';
+    case 'stopped':
+      return 'Answer stopped';
+    case 'interrupted':
+      return httpStatus !== undefined && httpStatus >= 400 ? `Request failed: HTTP ${httpStatus}` : 'Answer interrupted';
+    case 'error':
+      return httpStatus !== undefined ? `Request failed: HTTP ${httpStatus}` : 'Request failed';
+  }
+}
+
+/** A question: plain text (never markdown), with its attachment labels. */
+export class UserTurnView {
+  readonly element: HTMLElement;
+
+  constructor(readonly turn: Turn, context: TurnContext) {
+    const attachments = (turn.attachments ?? []).map((label) => h('li', { className: 'aq-chip aq-chip-static' }, icon('attach'), h('span', { text: label })));
+    const list = attachments.length > 0 ? [h('ul', { className: 'aq-turn-attachments', attrs: { 'aria-label': 'Attachments' } }, ...attachments)] : [];
+    const text = h('div', { className: 'aq-user-text', text: turn.text });
+    this.element = h('div', { className: 'aq-turn aq-turn-user', attrs: { 'data-turn-id': turn.id, 'data-role': 'user' } });
+    if (context.surface === 'panel') {
+      const firstLine = turn.text.split('\n', 1)[0] ?? '';
+      const summary = firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine;
+      this.element.append(
+        h('details', { className: 'aq-question' }, h('summary', {}, h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: summary || '(no question text)' })), ...list, text),
+      );
+    } else {
+      this.element.append(h('div', { className: 'aq-turn-header' }, icon('account'), h('span', { className: 'aq-turn-label', text: 'You' })), ...list, text);
+    }
+  }
+}
+
+/** An answer: rendered markdown that streams in, then a stopped note or an error block. */
+export class AssistantTurnView {
+  readonly element: HTMLElement;
+  private readonly renderer: IncrementalRenderer;
+  private readonly statusBadge: HTMLElement;
+  private readonly progress: HTMLElement;
+  private readonly footer: HTMLElement;
+  private textSoFar = '';
+  private byteCount = 0;
+  private currentStatus: TurnStatus;
+  private http: number | undefined;
+
+  constructor(readonly turn: Turn, private readonly context: TurnContext) {
+    this.currentStatus = turn.status;
+    this.http = turn.httpStatus;
+    const answer = h('div', { className: 'aq-answer markdown-body' });
+    this.statusBadge = h('span', { className: 'aq-badge aq-http-status', attrs: { 'data-role': 'http-status' } });
+    this.progress = h('div', { className: 'aq-progress', attrs: { 'aria-hidden': 'true' } }, h('span'), h('span'), h('span'));
+    this.footer = h('div', { className: 'aq-turn-footer' });
+    const header = h('div', { className: 'aq-turn-header' }, icon('sparkle'), h('span', { className: 'aq-turn-label', text: context.applicationLabel(turn.applicationId) }), this.statusBadge);
+    if (context.surface === 'chat') {
+      header.append(h('span', { className: 'aq-spacer' }), button('copy-message', 'Copy answer', 'copy', () => context.post({ type: 'copy', text: this.textSoFar }), { className: 'aq-icon-button aq-copy-message' }));
+    }
+    this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
+    this.renderer = new IncrementalRenderer(answer, { onRender: () => context.changed() });
+    this.textSoFar = turn.text;
+    this.byteCount = utf8Length(turn.text);
+    this.renderer.reset(turn.text);
+    if (turn.status === 'streaming') {
+      this.showStatus();
+    } else {
+      this.showEnd({ type: 'turnEnd', turnId: turn.id, status: turn.status, httpStatus: turn.httpStatus, message: turn.message, retryable: turn.retryable });
+    }
+  }
+
+  /** The answer text received so far (markdown source). */
+  get text(): string {
+    return this.textSoFar;
+  }
+
+  /** UTF-8 bytes received so far. */
+  get bytes(): number {
+    return this.byteCount;
+  }
+
+  get status(): TurnStatus {
+    return this.currentStatus;
+  }
+
+  get httpStatus(): number | undefined {
+    return this.http;
+  }
+
+  /** Streamed text arrived. */
+  append(text: string): void {
+    this.textSoFar += text;
+    this.byteCount += utf8Length(text);
+    this.renderer.append(text);
+  }
+
+  /** The response status became known. */
+  setHttpStatus(status: number): void {
+    this.http = status;
+    this.showStatus();
+  }
+
+  /** The answer ended: render everything now and show how it ended. */
+  end(message: TurnEnd): void {
+    this.showEnd(message);
+  }
+
+  private showStatus(): void {
+    this.element.dataset.status = this.currentStatus;
+    this.element.setAttribute('aria-busy', String(this.currentStatus === 'streaming'));
+    this.statusBadge.textContent = this.http === undefined ? '' : `HTTP ${this.http}`;
+    this.statusBadge.hidden = this.http === undefined;
+    this.statusBadge.classList.toggle('aq-badge-error', this.http !== undefined && this.http >= 400);
+    this.progress.hidden = this.currentStatus !== 'streaming';
+  }
+
+  private showEnd(message: TurnEnd): void {
+    this.currentStatus = message.status;
+    if (message.httpStatus !== undefined) {
+      this.http = message.httpStatus;
+    }
+    this.renderer.finish();
+    this.showStatus();
+    this.footer.replaceChildren();
+    if (message.status === 'stopped') {
+      this.footer.append(h('div', { className: 'aq-note', attrs: { 'data-role': 'stopped-note' } }, icon('debug-stop'), h('span', { text: 'Stopped — partial answer kept' })));
+    } else if (message.status === 'error' || message.status === 'interrupted') {
+      this.footer.append(this.errorBlock(message));
+    }
+    this.context.changed();
+  }
+
+  private errorBlock(message: TurnEnd): HTMLElement {
+    const title = message.status === 'interrupted' ? 'Answer interrupted' : 'Request failed';
+    const body = h('div', { className: 'aq-error-body' }, h('strong', { className: 'aq-error-title', text: title }));
+    if (this.http !== undefined) {
+      body.append(' ', h('span', { className: 'aq-badge aq-badge-error', attrs: { 'data-role': 'error-status' }, text: `HTTP ${this.http}` }));
+    }
+    if (message.message !== undefined && message.message !== '') {
+      body.append(h('div', { className: 'aq-error-message', text: message.message }));
+    }
+    const actions = h('div', { className: 'aq-error-actions' });
+    if (message.retryable === true) {
+      actions.append(button('retry', 'Retry', 'refresh', () => this.context.post({ type: 'retry', turnId: this.turn.id }), { text: 'Retry' }));
+    }
+    if (this.http === 401 || this.http === 403) {
+      actions.append(button('set-api-key', 'Set API Key…', 'key', () => this.context.post({ type: 'setApiKey' }), { text: 'Set API Key…', className: 'aq-button aq-button-secondary' }));
+    }
+    const block = h('div', { className: 'aq-error', attrs: { 'data-role': 'error', 'data-status': message.status } }, icon(message.status === 'interrupted' ? 'warning' : 'error'), body);
+    if (actions.childElementCount > 0) {
+      block.append(actions);
+    }
+    return block;
+  }
+}
+
+/** Either kind of turn view. */
+export type TurnView = UserTurnView | AssistantTurnView;
+
+/** The list of turns of a surface, keyed by turn id. */
+export class Transcript {
+  readonly element: HTMLElement;
+  private readonly views = new Map<string, TurnView>();
+
+  constructor(private readonly context: TurnContext) {
+    this.element = h('div', { className: 'aq-turns' });
+  }
+
+  /** Replaces every turn. */
+  setTurns(turns: readonly Turn[]): void {
+    this.views.clear();
+    this.element.replaceChildren();
+    for (const turn of turns) {
+      this.add(turn);
+    }
+  }
+
+  /** Adds a turn at the end (replacing one with the same id). */
+  add(turn: Turn): TurnView {
+    const view = turn.role === 'user' ? new UserTurnView(turn, this.context) : new AssistantTurnView(turn, this.context);
+    const existing = this.views.get(turn.id);
+    if (existing !== undefined) {
+      existing.element.replaceWith(view.element);
+    } else {
+      this.element.append(view.element);
+    }
+    this.views.set(turn.id, view);
+    this.context.changed();
+    return view;
+  }
+
+  /** The answer with this id, if there is one. */
+  assistant(turnId: string): AssistantTurnView | undefined {
+    const view = this.views.get(turnId);
+    return view instanceof AssistantTurnView ? view : undefined;
+  }
+
+  /** The latest answer. */
+  lastAssistant(): AssistantTurnView | undefined {
+    let last: AssistantTurnView | undefined;
+    for (const view of this.views.values()) {
+      if (view instanceof AssistantTurnView) {
+        last = view;
+      }
+    }
+    return last;
+  }
+
+  /** The questions, in order. */
+  users(): UserTurnView[] {
+    return [...this.views.values()].filter((view): view is UserTurnView => view instanceof UserTurnView);
+  }
+
+  get size(): number {
+    return this.views.size;
+  }
+
+  /** Whether any answer is still streaming. */
+  get streaming(): boolean {
+    for (const view of this.views.values()) {
+      if (view instanceof AssistantTurnView && view.status === 'streaming') {
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/** Keeps a scroll container at the bottom while content grows, unless the user scrolled up. */
+export class AutoScroller {
+  private stick = true;
+
+  constructor(private readonly scroller: HTMLElement) {
+    scroller.addEventListener('scroll', () => {
+      this.stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 24;
+    });
+  }
+
+  /** Content changed: follow it if the user is at the bottom. */
+  update(): void {
+    if (this.stick) {
+      this.scroller.scrollTop = this.scroller.scrollHeight;
+    }
+  }
+
+  /** Jump to the bottom and follow again (a new question). */
+  reset(): void {
+    this.stick = true;
+    this.update();
+  }
+}
+
+/** A polite live region: one announcement per answer, never per token. */
+export class Announcer {
+  readonly element: HTMLElement;
+
+  constructor() {
+    this.element = h('div', { className: 'aq-visually-hidden', attrs: { 'aria-live': 'polite', role: 'status', 'data-role': 'announcer' } });
+  }
+
+  /** Announces `text` (a fresh node, so a repeated message is read again). */
+  say(text: string): void {
+    this.element.replaceChildren(h('span', { text }));
+  }
+}
