@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { applicationLabel } from '../core/applications';
-import { AbortedError, HttpStatusError, QueryError, StreamInterruptedError, TimeoutError, describeStatus } from '../core/errors';
+import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from '../core/errors';
 import { formatBytes, formatDuration } from '../core/format';
 import { sendQuery } from '../core/queryClient';
 import { composeInput, renderTemplate } from '../core/template';
@@ -159,13 +159,12 @@ export class QueryService {
       return { kind: 'stopped', httpStatus, bytes, chars, message: `Stopped after ${formatBytes(bytes)}.`, retryable: true };
     }
     if (err instanceof HttpStatusError) {
-      const excerpt = err.bodyExcerpt ? ` The service said: ${err.bodyExcerpt}` : '';
       return {
         kind: 'error',
         httpStatus: err.status,
         bytes,
         chars,
-        message: `HTTP ${err.status}${err.statusText ? ' ' + err.statusText : ''}: ${describeStatus(err.status)}${excerpt}`,
+        message: err.message,
         retryable: err.status >= 500 || err.status === 429 || err.status === 408,
       };
     }
@@ -173,7 +172,8 @@ export class QueryService {
       return { kind: 'interrupted', httpStatus, bytes, chars, message: err.message, retryable: true };
     }
     if (err instanceof QueryError) {
-      return { kind: chars > 0 ? 'interrupted' : 'error', httpStatus, bytes, chars, message: err.message, retryable: err.kind !== 'config' };
+      const status = err instanceof RedirectError ? err.status : httpStatus;
+      return { kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, bytes, chars, message: err.message, retryable: err.kind !== 'config' };
     }
     const message = err instanceof Error ? err.message : String(err);
     return { kind: chars > 0 ? 'interrupted' : 'error', httpStatus, bytes, chars, message: `Unexpected failure: ${message}`, retryable: true };
