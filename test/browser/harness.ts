@@ -55,6 +55,11 @@ interface Route {
   readonly body: string | Buffer;
 }
 
+/** A binary file of the repository (fonts). */
+export async function readBinaryAsset(relativePath: string): Promise<Buffer> {
+  return readFile(path.join(REPO_ROOT, relativePath));
+}
+
 /** A loopback HTTP server on an ephemeral port that serves registered routes and counts requests. */
 export class LoopbackServer {
   /** Every request path received, in order. */

@@ -172,14 +172,16 @@ describe('renderer in Chromium', function () {
       const html = await page.evaluate(() => {
         const out = document.createElement('div');
         const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
-        renderer.append('Read [the guide].\n\nMore text.\n\nAnd more.\n\n');
+        renderer.append('Read [the guide].\n\nSee [elsewhere] too.\n\nAnd more.\n\n');
         const before = out.querySelectorAll('a').length;
+        const unrelated = out.querySelectorAll('p')[1];
         renderer.append('[the guide]: https://example.com/guide\n');
         renderer.finish();
-        return { before, href: out.querySelector('a')?.getAttribute('href') ?? null };
+        return { before, href: out.querySelector('a')?.getAttribute('href') ?? null, unrelatedKept: out.querySelectorAll('p')[1] === unrelated };
       });
       assert.equal(html.before, 0);
       assert.equal(html.href, 'https://example.com/guide');
+      assert.ok(html.unrelatedKept, 'a frozen block that does not use the label is not rendered again');
     });
 
     it('reset(text) replaces the content and streaming continues from it', async () => {

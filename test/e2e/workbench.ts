@@ -54,6 +54,13 @@ export interface LaunchOptions {
   version?: CodeServerVersion;
   /** Extra environment for the server and its extension host. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * How the extension is loaded. "installed" (default): linked into the server's extensions folder,
+   * as a user has it; notification toasts show in every version. "development": from the URL
+   * payload (Extension Development Host); on 1.139 this needs the smoke-test driver, which hides
+   * notification toasts (they then only reach the notification center).
+   */
+  mode?: 'installed' | 'development';
 }
 
 /** The files a workspace gets when the test names none. */
@@ -86,6 +93,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
   const root = repoRoot();
   if (!existsSync(path.join(root, 'dist', 'extension.js'))) throw new Error('dist/extension.js is missing: run "npm run build" first');
   const version = options.version ?? e2eVersion();
+  const development = options.mode === 'development';
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async (): Promise<void> => {
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
@@ -106,12 +114,13 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       userSettings: { ...serviceUserSettings(service), ...options.userSettings },
       machineSettings: options.machineSettings,
       env: { AQ_SERVICE_URL: service.url, ...options.env },
+      ...(development ? { testPayload: true } : { installExtension: root }),
     });
     cleanups.push(() => server.close());
     const browserErrors: string[] = [];
     const opened = await openWorkbench(server.url, {
       folder: workspace.folder,
-      extensionPath: root,
+      ...(development ? { extensionPath: root } : {}),
       onConsole: (type, text) => {
         if (type === 'error' || type === 'pageerror') browserErrors.push(`${type}: ${text}`);
       },
@@ -419,14 +428,20 @@ export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
   const menu = page.locator('.context-view .monaco-menu').filter({ visible: true }).first();
   await menu.waitFor({ state: 'visible', timeout: 15_000 });
   const wanted = normalizeLabel(entry);
-  const items = menu.locator('.action-item .action-label');
-  const labels = (await items.allTextContents()).map(normalizeLabel);
+  const items = menu.locator('.action-item');
+  const labels = (await items.evaluateAll((elements) => elements.map((element) => element.querySelector('.action-label')?.textContent ?? ''))).map(normalizeLabel);
   const index = labels.indexOf(wanted);
   if (index < 0) {
     await page.keyboard.press('Escape');
     throw new Error(`the context menu has no "${entry}"; it shows: ${JSON.stringify(labels.filter((l) => l !== ''))}`);
   }
-  await items.nth(index).click();
+  // Hover gives the entry the menu's focus, Enter runs it: a click right after the menu opens can
+  // be taken for the release of the right button and ignored.
+  const item = items.nth(index);
+  await item.locator('.action-label').first().hover();
+  await waitFor(`"${entry}" to take the menu focus`, async () => (await item.getAttribute('class', { timeout: 2000 }))?.split(/\s+/).includes('focused') === true, 5000, 100);
+  await page.keyboard.press('Enter');
+  await menu.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 // loopback port with throwaway settings, and opened in Debian's Chromium through playwright-core.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { cleanEnv, delay, freePort, isAlive, isErrno, killGroup, lineSplitter, repoRoot, runProcess, secondsSince, waitFor } from './util';
+import { cleanEnv, delay, freePort, isAlive, isErrno, killGroup, killGroupOnExit, lineSplitter, repoRoot, runProcess, secondsSince, waitFor } from './util';
 
 /** The code-server releases the lanes run against: VS Code 1.100.3 (Node 20) and 1.139.1 (Node 24). */
 export type CodeServerVersion = '4.100.3' | '4.139.1';
@@ -274,10 +274,16 @@ export interface StartCodeServerOptions {
   /** Receives the server's own output, line by line. */
   onOutput?: (line: string) => void;
   /**
-   * Runs a test suite from the payload (`extensionTestsPath`). 1.139 needs its smoke-test driver
-   * for that, and the driver also suppresses notification toasts, so only suites turn it on.
+   * The workbench will be opened with a payload (`extensionDevelopmentPath`, `extensionTestsPath`).
+   * 1.139 honours a payload only with its smoke-test driver on, and that driver also suppresses
+   * notification toasts; so only the lanes that need the payload turn it on.
    */
-  runsTests?: boolean;
+  testPayload?: boolean;
+  /**
+   * Installs the extension in this folder as a user would have it (linked into the server's
+   * extensions folder): no payload needed, and notification toasts show in every version.
+   */
+  installExtension?: string;
 }
 
 /** A running code-server. */
@@ -289,6 +295,8 @@ export interface CodeServer {
   userDataDir: string;
   /** Everything the server printed so far (for diagnostics). */
   output(): string;
+  /** Settles when the server process has exited (for whatever reason). */
+  exited: Promise<void>;
   /** Ends the server's process group and removes its temporary folders. */
   close(): Promise<void>;
 }
@@ -303,6 +311,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   await mkdir(path.join(userDataDir, 'Machine'), { recursive: true });
   await mkdir(path.join(root, 'ext'), { recursive: true });
   await mkdir(home, { recursive: true });
+  if (options.installExtension !== undefined) await linkExtension(options.installExtension, path.join(root, 'ext'));
   await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
 
@@ -319,7 +328,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     '--extensions-dir', path.join(root, 'ext'),
   ];
   // Without the smoke-test driver 1.139 ignores the test payload; 1.100 rejects the flag.
-  if (options.runsTests === true && options.version === '4.139.1') flags.push('--vscode-option', 'enable-smoke-test-driver');
+  if (options.testPayload === true && options.version === '4.139.1') flags.push('--vscode-option', 'enable-smoke-test-driver');
   const env = cleanEnv({
     EXTENSIONS_GALLERY: '{}',
     HOME: home,
@@ -338,6 +347,11 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
+  const forget = killGroupOnExit(child);
+  const exited = new Promise<void>((resolve) => {
+    if (hasExited(child)) resolve();
+    else child.once('exit', () => resolve());
+  });
   let spawnError: Error | undefined;
   child.once('error', (error) => { spawnError = error; });
 
@@ -345,6 +359,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   const close = (): Promise<void> => {
     closed ??= (async () => {
       await killGroup(child);
+      forget();
       await rm(root, { recursive: true, force: true, maxRetries: 3 });
     })();
     return closed;
@@ -363,10 +378,18 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     await close();
     throw error;
   }
-  return { url, port, version: options.version, userDataDir, output: () => output, close };
+  return { url, port, version: options.version, userDataDir, output: () => output, exited, close };
 }
 
 class ExitedError extends Error {}
+
+/** Links an extension folder into an extensions folder under the name VS Code gives installed extensions. */
+async function linkExtension(extensionPath: string, extensionsDir: string): Promise<void> {
+  const manifest: unknown = JSON.parse(await readFile(path.join(extensionPath, 'package.json'), 'utf8'));
+  const { publisher, name, version } = manifest as { publisher?: unknown; name?: unknown; version?: unknown };
+  if (typeof publisher !== 'string' || typeof name !== 'string' || typeof version !== 'string') throw new Error(`${extensionPath}/package.json lacks publisher, name or version`);
+  await symlink(path.resolve(extensionPath), path.join(extensionsDir, `${publisher}.${name}-${version}`), 'dir');
+}
 
 function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;

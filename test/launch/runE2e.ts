@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureCodeServer, selectVersions, VSCODE_VERSION_OF, type CodeServerVersion } from './codeServer';
-import { cleanEnv, killGroup, lineSplitter, repoRoot, secondsSince } from './util';
+import { cleanEnv, killGroup, killGroupOnExit, lineSplitter, onTerminate, repoRoot, secondsSince } from './util';
 
 const GUARD_MS = 15 * 60_000;
 
@@ -16,6 +16,8 @@ function runSuite(version: CodeServerVersion, mochaArgs: readonly string[]): Pro
   const args = [mocha, '--no-config', '--reporter', 'spec', '--timeout', '180000', '--exit', ...mochaArgs, 'out/test/e2e/**/*.test.js'];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, env: cleanEnv({ AQ_VSCODE_VERSION: version }), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const forget = killGroupOnExit(child);
+    const forgetStep = onTerminate(() => killGroup(child));
     const print = lineSplitter((line) => console.log(`${prefix}${line}`));
     child.stdout.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
@@ -30,6 +32,8 @@ function runSuite(version: CodeServerVersion, mochaArgs: readonly string[]): Pro
     });
     child.once('close', (code, signal) => {
       clearTimeout(guard);
+      forget();
+      forgetStep();
       print(null);
       resolve(code ?? (signal !== null ? 1 : 0));
     });

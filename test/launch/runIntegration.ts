@@ -50,7 +50,7 @@ async function runVersion(version: CodeServerVersion, service: { url: string; ap
       userSettings: serviceUserSettings(service),
       env: { AQ_SERVICE_URL: service.url, AQ_TEST_HOOKS: '1' },
       onOutput: (line) => serverLog.push(line),
-      runsTests: true,
+      testPayload: true,
     });
     server = running;
     let settle: (code: number) => void = () => undefined;

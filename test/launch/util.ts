@@ -109,6 +109,45 @@ export async function killGroup(child: ChildProcess, graceMs = 5000): Promise<vo
   if (!ended) await Promise.race([exited, delay(graceMs)]);
 }
 
+const orphans = new Set<number>();
+const terminateSteps = new Set<() => Promise<void>>();
+let hooksInstalled = false;
+
+function installExitHooks(): void {
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.once('exit', () => {
+    for (const group of orphans) signalGroup(group, 'SIGKILL');
+  });
+  const signals: [NodeJS.Signals, number][] = [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]];
+  for (const [signal, code] of signals) {
+    process.once(signal, () => {
+      // Ctrl+C or a kill: run the registered clean-ups (bounded), then exit; the exit hook kills what is left.
+      const steps = [...terminateSteps].map((step) => step().catch(() => undefined));
+      void Promise.race([Promise.all(steps), delay(10_000)]).then(() => process.exit(code));
+    });
+  }
+}
+
+/**
+ * Makes sure the process group led by `child` dies with this process, also when it ends by an
+ * uncaught error, process.exit, Ctrl+C or SIGTERM. Returns a function that forgets the group again.
+ */
+export function killGroupOnExit(child: ChildProcess): () => void {
+  const pid = child.pid;
+  if (pid === undefined) return () => undefined;
+  installExitHooks();
+  orphans.add(pid);
+  return () => orphans.delete(pid);
+}
+
+/** Runs `step` (bounded to 10 s with the others) when this process gets SIGINT, SIGTERM or SIGHUP, before it exits. */
+export function onTerminate(step: () => Promise<void>): () => void {
+  installExitHooks();
+  terminateSteps.add(step);
+  return () => terminateSteps.delete(step);
+}
+
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);

@@ -17,14 +17,12 @@ export interface RendererOptions {
 
 type References = Record<string, ReferenceDefinition>;
 
-/** A run of finished blocks, rendered once into its own nodes. */
+/** A run of finished blocks, rendered once into its own (contiguous) nodes. */
 interface FrozenChunk {
-  readonly start: number;
-  readonly end: number;
-  nodes: ChildNode[];
-  /** Whether the source has a `]`, i.e. could use a reference definition that arrives later. */
-  readonly refSensitive: boolean;
-  refsSignature: string;
+  first: ChildNode | null;
+  count: number;
+  /** Kept only when the text has a `]`, i.e. could use a reference definition that arrives later. */
+  readonly source: string | undefined;
 }
 
 /** The text parsed in one frame, unless a longer open block needs more (then it doubles). */
@@ -77,10 +75,20 @@ function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly
   return undefined;
 }
 
-function insertFragment(container: Node, fragment: DocumentFragment, before: Node | null): ChildNode[] {
-  const nodes = Array.from(fragment.childNodes);
+/**
+ * A text reduced so that a reference label used in it is a substring: case folded like
+ * markdown-it's label normalization, without whitespace and blockquote markers (which container
+ * blocks strip from the inline text).
+ */
+function squash(text: string): string {
+  return text.toLowerCase().toUpperCase().replace(/[\s>]+/g, '');
+}
+
+function insertFragment(container: Node, fragment: DocumentFragment, before: Node | null): { first: ChildNode | null; count: number } {
+  const first = fragment.firstChild;
+  const count = fragment.childNodes.length;
   container.insertBefore(fragment, before);
-  return nodes;
+  return { first, count };
 }
 
 /**
@@ -89,9 +97,13 @@ function insertFragment(container: Node, fragment: DocumentFragment, before: Nod
  * the container holds exactly what `renderMarkdownOnce(fullText)` produces.
  */
 export class IncrementalRenderer {
-  private text = '';
-  private frozenEnd = 0;
+  /** The text after the frozen chunks (the frozen text itself is not kept). */
+  private tail = '';
+  private received = 0;
   private frozenRefs: References = {};
+  /** The definitions the DOM reflects, and their JSON. */
+  private refs: References = {};
+  private refsSignature = '{}';
   private chunks: FrozenChunk[] = [];
   private tailNodes: ChildNode[] = [];
   private tailHtml = '';
@@ -108,9 +120,9 @@ export class IncrementalRenderer {
     this.schedule = options.scheduleFrame ?? defaultSchedule;
   }
 
-  /** The whole text received so far. */
-  get source(): string {
-    return this.text;
+  /** How many UTF-16 code units have been received. */
+  get length(): number {
+    return this.received;
   }
 
   /** Adds streamed text; the DOM catches up on the next frame. */
@@ -118,7 +130,8 @@ export class IncrementalRenderer {
     if (text === '') {
       return;
     }
-    this.text += text;
+    this.tail += text;
+    this.received += text.length;
     this.requestFrame();
   }
 
@@ -136,9 +149,11 @@ export class IncrementalRenderer {
   reset(text = ''): void {
     this.generation++;
     this.scheduled = false;
-    this.text = text;
-    this.frozenEnd = 0;
+    this.tail = text;
+    this.received = text.length;
     this.frozenRefs = {};
+    this.refs = {};
+    this.refsSignature = '{}';
     this.chunks = [];
     this.tailNodes = [];
     this.tailHtml = '';
@@ -165,15 +180,16 @@ export class IncrementalRenderer {
   /** One render pass. `all` processes the whole text; otherwise a bounded window of it. */
   private update(all: boolean): void {
     this.scheduled = false;
-    if (this.renderedLength === this.text.length) {
+    if (this.renderedLength === this.received) {
       return;
     }
     let changed = false;
     for (;;) {
-      const end = all ? this.text.length : Math.min(this.text.length, this.frozenEnd + this.window);
+      const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
+      const complete = end === this.tail.length;
       changed = this.renderWindow(end) || changed;
-      if (end === this.text.length) {
-        this.renderedLength = end;
+      if (complete) {
+        this.renderedLength = this.received;
         break;
       }
       if (!all) {
@@ -186,45 +202,47 @@ export class IncrementalRenderer {
     }
   }
 
-  /** Parses text from the frozen point to `end`, freezes what is finished, re-renders the rest. */
+  /** Parses the first `end` code units of the tail, freezes what is finished, re-renders the rest. */
   private renderWindow(end: number): boolean {
-    const tail = this.text.slice(this.frozenEnd, end);
+    const complete = end === this.tail.length;
+    const tail = complete ? this.tail : this.tail.slice(0, end);
     const env: RenderEnv = { references: { ...this.frozenRefs } };
     const tokens = parseMarkdown(tail, env);
     const boundary = findBoundary(tokens, tail, lineStarts(tail));
-    const signature = JSON.stringify(env.references ?? {});
+    const references = env.references ?? {};
+    const signature = JSON.stringify(references);
     let changed = false;
+    if (signature !== this.refsSignature) {
+      changed = this.refreshReferences(this.refs, references);
+      this.refs = references;
+      this.refsSignature = signature;
+    }
     let tailTokens = tokens;
     if (boundary !== undefined) {
       this.window = BASE_WINDOW;
       this.removeTail();
       const chunkText = tail.slice(0, boundary.offset);
-      const nodes = insertFragment(this.container, sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)), null);
-      this.chunks.push({
-        start: this.frozenEnd,
-        end: this.frozenEnd + boundary.offset,
-        nodes,
-        refSensitive: chunkText.includes(']'),
-        refsSignature: signature,
-      });
+      const inserted = insertFragment(this.container, sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)), null);
+      this.chunks.push({ ...inserted, source: chunkText.includes(']') ? chunkText : undefined });
       if (chunkText.includes(']:')) {
         // The chunk may define references: learn them the same way a full parse would.
         const chunkEnv: RenderEnv = { references: { ...this.frozenRefs } };
         parseMarkdown(chunkText, chunkEnv);
         this.frozenRefs = chunkEnv.references ?? {};
       }
-      this.frozenEnd += boundary.offset;
+      this.tail = this.tail.slice(boundary.offset);
       tailTokens = tokens.slice(boundary.index);
       changed = true;
-    } else if (end < this.text.length) {
+    } else if (!complete) {
       // An open block longer than the window: look further next time.
       this.window *= 2;
     }
-    changed = this.refreshReferences(env.references ?? {}, signature) || changed;
     const html = renderTokens(tailTokens, env);
     if (html !== this.tailHtml || boundary !== undefined) {
       this.removeTail();
-      this.tailNodes = insertFragment(this.container, sanitizeToFragment(html), null);
+      const fragment = sanitizeToFragment(html);
+      this.tailNodes = Array.from(fragment.childNodes);
+      this.container.append(fragment);
       this.tailHtml = html;
       changed = true;
     }
@@ -239,22 +257,36 @@ export class IncrementalRenderer {
     this.tailHtml = '';
   }
 
-  /** A definition appeared or changed: frozen blocks that might use it are rendered again. */
-  private refreshReferences(references: References, signature: string): boolean {
+  /**
+   * Definitions appeared, changed or went away (one can still be arriving): frozen chunks whose
+   * text mentions an affected label are rendered again with the new definitions.
+   */
+  private refreshReferences(before: References, after: References): boolean {
+    const labels = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+      .filter((label) => before[label]?.href !== after[label]?.href || before[label]?.title !== after[label]?.title)
+      .map(squash);
+    if (labels.length === 0) {
+      return false;
+    }
     let changed = false;
     for (let i = 0; i < this.chunks.length; i++) {
       const chunk = this.chunks[i];
-      if (!chunk.refSensitive || chunk.refsSignature === signature) {
+      if (chunk.source === undefined) {
         continue;
       }
-      chunk.refsSignature = signature;
-      const env: RenderEnv = { references: { ...references } };
-      const html = renderTokens(parseMarkdown(this.text.slice(chunk.start, chunk.end), env), env);
-      const before = this.nodeAfterChunk(i);
-      for (const node of chunk.nodes) {
-        node.remove();
+      const text = squash(chunk.source);
+      if (!labels.some((label) => text.includes(label))) {
+        continue;
       }
-      chunk.nodes = insertFragment(this.container, sanitizeToFragment(html), before);
+      const env: RenderEnv = { references: { ...after } };
+      const html = renderTokens(parseMarkdown(chunk.source, env), env);
+      const next = this.nodeAfterChunk(i);
+      for (let node = chunk.first, n = 0; node !== null && n < chunk.count; n++) {
+        const following = node.nextSibling;
+        node.remove();
+        node = following;
+      }
+      Object.assign(chunk, insertFragment(this.container, sanitizeToFragment(html), next));
       changed = true;
     }
     return changed;
@@ -262,8 +294,8 @@ export class IncrementalRenderer {
 
   private nodeAfterChunk(index: number): Node | null {
     for (let i = index + 1; i < this.chunks.length; i++) {
-      if (this.chunks[i].nodes.length > 0) {
-        return this.chunks[i].nodes[0];
+      if (this.chunks[i].first !== null) {
+        return this.chunks[i].first;
       }
     }
     return this.tailNodes[0] ?? null;

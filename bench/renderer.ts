@@ -1,0 +1,317 @@
+// Renderer benchmark: the real renderer in headless Chromium, a 1 MiB markdown answer streamed in
+// 64-byte chunks, against a naive renderer that re-renders everything on every update.
+import type { Page } from 'playwright-core';
+import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/browser/harness';
+
+/** One result row. */
+export interface BenchRow {
+  name: string;
+  value: string;
+  goal?: string;
+  ok?: boolean;
+}
+
+const TARGET_BYTES = 1024 * 1024;
+const CHUNK = 64;
+const CHUNKS_PER_FRAME = 16;
+/** About 1 MiB/s at 60 frames per second. */
+const LIVE_CHUNKS_PER_FRAME = 280;
+/** The naive renderer gets this much time; the rest of its run is extrapolated. */
+const NAIVE_CAP_MS = 15_000;
+
+/** A deterministic, realistic answer: headings, paragraphs, lists, code fences, tables, quotes. */
+export function generateAnswer(bytes: number, seed = 1): string {
+  const random = seededRandom(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
+  const words = ['the', 'renderer', 'stream', 'answer', 'function', 'value', 'request', 'token', 'service', 'editor', 'module', 'returns', 'config', 'cache', 'server', 'client', 'state', 'update', 'frame', 'buffer', 'parse', 'error', 'status', 'header', 'ünïcode', '数据', 'emoji 🚀'];
+  const sentence = (): string => {
+    const n = 6 + Math.floor(random() * 14);
+    const parts: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const word = pick(words);
+      const r = random();
+      parts.push(r < 0.05 ? `**${word}**` : r < 0.09 ? `\`${word}()\`` : r < 0.11 ? `[${word}](https://example.com/${word.length})` : r < 0.13 ? `*${word}*` : word);
+    }
+    const text = parts.join(' ');
+    return text.charAt(0).toUpperCase() + text.slice(1) + '.';
+  };
+  const paragraph = (): string => Array.from({ length: 2 + Math.floor(random() * 4) }, sentence).join(' ');
+  const code = (): string => {
+    const language = pick(['ts', 'python', 'bash', 'json', 'go', 'rust', '']);
+    const lines = Array.from({ length: 5 + Math.floor(random() * 25) }, (_, i) => {
+      switch (language) {
+        case 'python':
+          return `    value_${i} = compute(${i}, "text")  # step ${i}`;
+        case 'bash':
+          return `echo "step ${i}" && ls -la /tmp/dir${i} | grep -v x`;
+        case 'json':
+          return `  "key${i}": { "value": ${i}, "name": "item ${i}" },`;
+        case 'go':
+          return `\tif err := run(ctx, ${i}); err != nil { return fmt.Errorf("step ${i}: %w", err) }`;
+        case 'rust':
+          return `    let v${i}: Vec<u32> = items.iter().map(|x| x * ${i}).collect();`;
+        default:
+          return `  const value${i}: number = await compute(${i}, 'text'); // step ${i}`;
+      }
+    });
+    return ['```' + language, ...lines, '```'].join('\n');
+  };
+  const list = (ordered: boolean): string =>
+    Array.from({ length: 3 + Math.floor(random() * 6) }, (_, i) => {
+      const item = `${ordered ? `${i + 1}.` : '-'} ${sentence()}`;
+      return random() < 0.3 ? `${item}\n${ordered ? '   ' : '  '}- ${sentence()}` : item;
+    }).join('\n');
+  const table = (): string => {
+    const columns = 3 + Math.floor(random() * 2);
+    const row = (): string => `| ${Array.from({ length: columns }, () => pick(words)).join(' | ')} |`;
+    return [row(), `|${' --- |'.repeat(columns)}`, ...Array.from({ length: 3 + Math.floor(random() * 6) }, row)].join('\n');
+  };
+  const blocks: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const r = random();
+    const block =
+      r < 0.08 ? `${'#'.repeat(2 + Math.floor(random() * 2))} ${sentence()}` : r < 0.45 ? paragraph() : r < 0.62 ? code() : r < 0.77 ? list(random() < 0.4) : r < 0.87 ? table() : `> ${sentence()}\n> ${sentence()}`;
+    blocks.push(block);
+    size += Buffer.byteLength(block) + 2;
+  }
+  const text = blocks.join('\n\n') + '\n';
+  return text;
+}
+
+interface RunResult {
+  readonly totalMs: number;
+  /** Time inside the frames themselves (append + render + scroll), without the browser's own rendering between them. */
+  readonly workMs: number;
+  readonly updates: number;
+  readonly coveredChars: number;
+  readonly lastByteToFinalMs: number;
+  readonly longestFrameMs: number;
+  readonly longestFrameGapMs: number;
+  readonly longTasks: number;
+  readonly longestLongTaskMs: number;
+  readonly equal: boolean;
+  readonly samples: ReadonlyArray<readonly [number, number]>;
+}
+
+/**
+ * Runs in the page, inside a scrolling transcript styled by the real webview.css, following the
+ * answer to the bottom after every render as the chat view does. Every frame the "host" appends
+ * the chunks that arrived during that frame, then the renderer's frame callback runs.
+ * `realFrames: false` runs frames back to back (one task each: the page takes data as fast as it
+ * can process it); `true` uses real requestAnimationFrame frames. `capMs` stops a run early.
+ */
+async function streamInPage(args: { text: string; kind: 'incremental' | 'naive'; chunk: number; perFrame: number; capMs: number; realFrames: boolean }): Promise<RunResult> {
+  let longTasks = 0;
+  let longestLongTaskMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      longTasks++;
+      longestLongTaskMs = Math.max(longestLongTaskMs, entry.duration);
+    }
+  });
+  observer.observe({ entryTypes: ['longtask'] });
+
+  const root = document.getElementById('root');
+  const scroller = document.createElement('div');
+  scroller.className = 'aq-transcript';
+  const container = document.createElement('div');
+  container.className = 'aq-answer';
+  const chat = document.createElement('div');
+  chat.className = 'aq-chat';
+  scroller.append(container);
+  chat.append(scroller);
+  root?.replaceChildren(chat);
+
+  let longestFrameMs = 0;
+  let pending: Array<() => void> = [];
+  const onRender = (): void => {
+    scroller.scrollTop = scroller.scrollHeight;
+  };
+  const realSchedule = (callback: () => void): void => {
+    requestAnimationFrame(() => {
+      const t = performance.now();
+      callback();
+      longestFrameMs = Math.max(longestFrameMs, performance.now() - t);
+    });
+  };
+  const options = { onRender, scheduleFrame: args.realFrames ? realSchedule : (callback: () => void) => void pending.push(callback) };
+  const renderer = args.kind === 'incremental' ? new window.AQ.IncrementalRenderer(container, options) : new window.AQ.NaiveRenderer(container, options);
+  const channel = new MessageChannel();
+  const nextTask = (): Promise<void> =>
+    new Promise((resolve) => {
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(0);
+    });
+  const nextFrame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+  let running = true;
+  let longestFrameGapMs = 0;
+  let lastFrameAt = -1;
+  const watchFrames = (now: number): void => {
+    if (lastFrameAt >= 0) {
+      longestFrameGapMs = Math.max(longestFrameGapMs, now - lastFrameAt);
+    }
+    lastFrameAt = now;
+    if (running) {
+      requestAnimationFrame(watchFrames);
+    }
+  };
+  requestAnimationFrame(watchFrames);
+
+  const frameBytes = args.chunk * args.perFrame;
+  const samples: Array<[number, number]> = [];
+  let offset = 0;
+  let updates = 0;
+  let lastByteToFinalMs = 0;
+  let workMs = 0;
+  const start = performance.now();
+  while (offset < args.text.length) {
+    await (args.realFrames ? nextFrame() : nextTask());
+    const frameStart = performance.now();
+    renderer.append(args.text.slice(offset, offset + frameBytes));
+    offset += frameBytes;
+    const callbacks = pending;
+    pending = [];
+    for (const callback of callbacks) {
+      callback();
+    }
+    if (offset >= args.text.length) {
+      renderer.finish();
+      void scroller.scrollHeight;
+      lastByteToFinalMs = performance.now() - frameStart;
+    }
+    const frameMs = performance.now() - frameStart;
+    longestFrameMs = Math.max(longestFrameMs, frameMs);
+    workMs += frameMs;
+    updates++;
+    samples.push([Math.min(offset, args.text.length), frameMs]);
+    if (performance.now() - start > args.capMs) {
+      break;
+    }
+  }
+  const totalMs = performance.now() - start;
+  await nextFrame();
+  await nextFrame();
+  running = false;
+  observer.disconnect();
+  const coveredChars = Math.min(offset, args.text.length);
+  const equal = coveredChars === args.text.length && container.innerHTML === window.AQ.renderMarkdownOnce(args.text);
+  chat.remove();
+  return { totalMs, workMs, updates, coveredChars, lastByteToFinalMs, longestFrameMs, longestFrameGapMs, longTasks, longestLongTaskMs, equal, samples };
+}
+
+/** Runs `work` while sampling the page's JS heap through CDP; returns its result and the peak. */
+async function withHeapPeak<T>(page: Page, work: () => Promise<T>): Promise<{ result: T; peak: number; baseline: number }> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const baseline = (await cdp.send('Runtime.getHeapUsage')).usedSize;
+    let peak = baseline;
+    let done = false;
+    const sampler = (async () => {
+      while (!done) {
+        peak = Math.max(peak, (await cdp.send('Runtime.getHeapUsage')).usedSize);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    try {
+      const result = await work();
+      return { result, peak, baseline };
+    } finally {
+      done = true;
+      await sampler;
+    }
+  } finally {
+    await cdp.detach();
+  }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Least-squares fit of frame time against text length: the naive cost per update is linear in it. */
+function fitLine(samples: ReadonlyArray<readonly [number, number]>): { a: number; b: number } {
+  const n = samples.length;
+  const mx = samples.reduce((s, [x]) => s + x, 0) / n;
+  const my = samples.reduce((s, [, y]) => s + y, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (const [x, y] of samples) {
+    sxy += (x - mx) * (y - my);
+    sxx += (x - mx) * (x - mx);
+  }
+  const b = sxx === 0 ? 0 : sxy / sxx;
+  return { a: my - b * mx, b };
+}
+
+/** Runs the renderer benchmark in headless Chromium and returns result rows (prints nothing). */
+export async function runRendererBench(): Promise<BenchRow[]> {
+  const text = generateAnswer(TARGET_BYTES);
+  const server = await LoopbackServer.start();
+  const browser = await launchBrowser();
+  try {
+    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ', minify: true }));
+    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
+    const page = await browser.newPage({ viewport: { width: 800, height: 900 } });
+    await page.goto(`${server.origin}/`);
+    const base = { text, chunk: CHUNK, perFrame: CHUNKS_PER_FRAME, capMs: Number.POSITIVE_INFINITY };
+    const ours = await withHeapPeak(page, () => page.evaluate(streamInPage, { ...base, kind: 'incremental' as const, realFrames: false }));
+    const live = await page.evaluate(streamInPage, { ...base, perFrame: LIVE_CHUNKS_PER_FRAME, kind: 'incremental' as const, realFrames: true });
+    const naive = await withHeapPeak(page, () => page.evaluate(streamInPage, { ...base, kind: 'naive' as const, capMs: NAIVE_CAP_MS, realFrames: false }));
+
+    const totalUpdates = Math.ceil(text.length / (CHUNK * CHUNKS_PER_FRAME));
+    const fit = fitLine(naive.result.samples);
+    let naiveTotal = naive.result.totalMs;
+    for (let i = naive.result.updates; i < totalUpdates; i++) {
+      naiveTotal += fit.a + fit.b * Math.min(text.length, (i + 1) * CHUNK * CHUNKS_PER_FRAME);
+    }
+    const ratio = naiveTotal / ours.result.totalMs;
+    const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
+    const o = ours.result;
+    const block = Math.max(o.longestFrameMs, o.longestLongTaskMs);
+    return [
+      { name: `renderer: workload: ${mb(text.length)} markdown in ${CHUNK} B chunks, ${CHUNKS_PER_FRAME} chunks per frame, frames back to back`, value: `${totalUpdates} updates` },
+      {
+        name: 'renderer: incremental total time, first byte to final DOM (incl. the browser laying out and painting the growing page)',
+        value: `${o.totalMs.toFixed(0)} ms (inside frames: ${o.workMs.toFixed(0)} ms, ${(o.workMs / o.updates).toFixed(2)} ms per update)`,
+      },
+      { name: 'renderer: time from last byte to final DOM', value: `${o.lastByteToFinalMs.toFixed(1)} ms`, goal: '≤ 1000 ms', ok: o.lastByteToFinalMs <= 1000 },
+      {
+        name: 'renderer: longest main-thread block (longest frame: append + render + scroll; long tasks)',
+        value: `${block.toFixed(1)} ms (long tasks > 50 ms: ${o.longTasks})`,
+        goal: '≤ 100 ms',
+        ok: block <= 100,
+      },
+      { name: 'renderer: final DOM equals the one-shot render', value: String(o.equal), goal: 'true', ok: o.equal },
+      {
+        name: `renderer: live: real 60 Hz frames, ${LIVE_CHUNKS_PER_FRAME} chunks per frame (~1 MiB/s): last byte to final DOM`,
+        value: `${live.lastByteToFinalMs.toFixed(1)} ms (total ${live.totalMs.toFixed(0)} ms, equal ${String(live.equal)})`,
+        goal: '≤ 1000 ms',
+        ok: live.lastByteToFinalMs <= 1000 && live.equal,
+      },
+      {
+        name: 'renderer: live: longest gap between frames (requestAnimationFrame)',
+        value: `${live.longestFrameGapMs.toFixed(1)} ms (longest render ${live.longestFrameMs.toFixed(1)} ms, long tasks > 50 ms: ${live.longTasks})`,
+        goal: '≤ 100 ms',
+        ok: live.longestFrameGapMs <= 100,
+      },
+      {
+        name: `renderer: naive total time (measured ${naive.result.updates} of ${totalUpdates} updates in ${(naive.result.totalMs / 1000).toFixed(1)} s, rest extrapolated linearly in text length)`,
+        value: `${(naiveTotal / 1000).toFixed(1)} s`,
+      },
+      { name: 'renderer: naive / incremental total time', value: `${ratio.toFixed(0)}×`, goal: '≥ 20×', ok: ratio >= 20 },
+      { name: 'renderer: naive longest frame (measured part)', value: `${naive.result.longestFrameMs.toFixed(0)} ms` },
+      {
+        name: 'renderer: peak JS heap, incremental run (CDP Runtime.getHeapUsage, sampled every 20 ms)',
+        value: `${mb(ours.peak)} (after GC before the run: ${mb(ours.baseline)}; naive run, measured part: ${mb(naive.peak)})`,
+      },
+      { name: 'renderer: webview bundle (src/webview/main.ts, minified)', value: `${(bundleBytes / 1024).toFixed(0)} KiB` },
+    ];
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}

@@ -1,0 +1,334 @@
+import * as assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import type { ApplicationInfo, AttachmentInfo, HostToWebview, SurfaceState, Turn } from '../../src/protocol/messages';
+import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from './harness';
+
+const APPS: ApplicationInfo[] = [
+  { id: 'docs', label: 'Docs Bot', hasKey: true },
+  { id: 'review', label: 'Reviewer', hasKey: false },
+];
+
+function turn(id: string, role: Turn['role'], text: string, extra: Partial<Turn> = {}): Turn {
+  return { id, role, applicationId: 'docs', text, status: role === 'user' ? 'done' : 'streaming', startedAt: 0, ...extra };
+}
+
+function state(surface: 'chat' | 'panel', turns: Turn[] = [], extra: Partial<SurfaceState> = {}): SurfaceState {
+  return { surface, title: 'Docs Bot: explain app.ts', applications: APPS, currentApplicationId: 'docs', turns, attachments: [], ...extra };
+}
+
+type Posted = { type: string } & Record<string, unknown>;
+
+describe('webview UI in Chromium', function () {
+  this.timeout(180_000);
+  let server: LoopbackServer;
+  let browser: Browser;
+  let page: Page;
+  let pages = 0;
+
+  const violations = `window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`;
+
+  before(async () => {
+    server = await LoopbackServer.start();
+    server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
+    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/codicon.css', 'text/css', await readAsset('node_modules/@vscode/codicons/dist/codicon.css'));
+    server.route('/codicon.ttf', 'font/ttf', await readBinaryAsset('node_modules/@vscode/codicons/dist/codicon.ttf'));
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  afterEach(async () => {
+    if (page !== undefined) {
+      const found = await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
+      await page.close();
+      assert.deepEqual(found, [], 'no CSP violations (no inline styles, nothing remote)');
+    }
+  });
+
+  async function open(surface: 'chat' | 'panel', initialState?: unknown): Promise<Page> {
+    const pathname = `/${surface}-${++pages}`;
+    server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface, scripts: ['/webview.js'], styles: ['/codicon.css', '/webview.css'], initialState }));
+    const created = await browser.newPage({ viewport: { width: 420, height: 640 } });
+    await created.addInitScript(violations);
+    await created.goto(`${server.origin}${pathname}`);
+    await created.waitForFunction(() => window.__messages.length > 0);
+    return created;
+  }
+
+  async function send(target: Page, message: HostToWebview): Promise<void> {
+    await target.evaluate((m) => window.postMessage(m, '*'), message);
+  }
+
+  async function messages(target: Page): Promise<Posted[]> {
+    return (await target.evaluate(() => window.__messages)) as Posted[];
+  }
+
+  async function waitForMessage(target: Page, type: string): Promise<Posted> {
+    await target.waitForFunction((t) => window.__messages.some((m) => (m as { type: string }).type === t), type);
+    return (await messages(target)).filter((m) => m.type === type).pop() as Posted;
+  }
+
+  async function clearMessages(target: Page): Promise<void> {
+    await target.evaluate(() => {
+      window.__messages.length = 0;
+    });
+  }
+
+  describe('chat', () => {
+    it('posts ready first, shows a welcome, and the Application picker selects', async () => {
+      page = await open('chat');
+      assert.deepEqual((await messages(page))[0], { type: 'ready' });
+      await send(page, { type: 'state', state: state('chat') });
+      const picker = page.getByRole('combobox', { name: 'Application' });
+      await page.waitForFunction(() => document.querySelectorAll('#aq-application option').length === 2);
+      assert.equal(await picker.inputValue(), 'docs');
+      assert.deepEqual(await picker.locator('option').allTextContents(), ['Docs Bot', 'Reviewer (no API key)']);
+      assert.match((await page.locator('[data-role="welcome"]').textContent()) ?? '', /Choose an application above/);
+      await picker.selectOption('review');
+      assert.deepEqual(await waitForMessage(page, 'selectApplication'), { type: 'selectApplication', applicationId: 'review' });
+      await send(page, { type: 'applications', applications: APPS, currentApplicationId: 'review' });
+      await page.getByRole('button', { name: 'Set API Key…' }).click();
+      await waitForMessage(page, 'setApiKey');
+      await page.getByRole('button', { name: 'Clear conversation' }).click();
+      await page.getByRole('button', { name: 'Export as Markdown' }).click();
+      await waitForMessage(page, 'exportMarkdown');
+      assert.ok((await messages(page)).some((m) => m.type === 'clear'));
+    });
+
+    it('Enter sends and clears, Shift+Enter adds a line, empty input sends nothing, the draft survives a reload', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat') });
+      const input = page.getByRole('textbox', { name: 'Ask the application' });
+      await input.focus();
+      await page.keyboard.press('Enter');
+      await input.pressSequentially('   ');
+      await page.keyboard.press('Enter');
+      await input.fill('');
+      await input.pressSequentially('first line');
+      await page.keyboard.press('Shift+Enter');
+      await input.pressSequentially('second line');
+      assert.equal(await input.inputValue(), 'first line\nsecond line');
+      const draftState = await page.evaluate(() => window.__state);
+      assert.deepEqual(draftState, { draft: 'first line\nsecond line' });
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await waitForMessage(page, 'send'), { type: 'send', text: 'first line\nsecond line' });
+      assert.equal((await messages(page)).filter((m) => m.type === 'send').length, 1, 'empty input sent nothing');
+      assert.equal(await input.inputValue(), '');
+      await input.pressSequentially('unsent draft');
+      const saved = await page.evaluate(() => window.__state);
+      await page.close();
+      page = await open('chat', saved);
+      assert.equal(await page.getByRole('textbox', { name: 'Ask the application' }).inputValue(), 'unsent draft');
+    });
+
+    it('streams an answer: Send turns into Stop, Escape stops, markdown renders, one announcement at the end', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat') });
+      await send(page, { type: 'turnStart', turn: turn('q1', 'user', 'What is **this**?', { attachments: ['selection: app.ts:1-4'] }) });
+      await send(page, { type: 'turnStart', turn: turn('a1', 'assistant', '') });
+      const stop = page.getByRole('button', { name: 'Stop' });
+      await stop.waitFor();
+      assert.equal(await page.locator('[data-turn-id="q1"] .aq-user-text').textContent(), 'What is **this**?', 'questions are plain text');
+      assert.match((await page.locator('[data-turn-id="q1"]').textContent()) ?? '', /selection: app\.ts:1-4/);
+      assert.equal(await page.locator('[data-turn-id="a1"] .aq-progress').isVisible(), true);
+      const chunks = ['It is **bo', 'ld** text.\n\n```ts\nconst x', ' = 1;\n```\n\nDone.'];
+      for (const text of chunks) {
+        await send(page, { type: 'append', turnId: 'a1', text });
+      }
+      await page.waitForFunction(() => document.querySelector('[data-turn-id="a1"] .aq-answer')?.textContent?.includes('Done.') === true);
+      assert.equal(await page.locator('[data-turn-id="a1"] .aq-answer strong').textContent(), 'bold');
+      assert.equal(await page.locator('[data-turn-id="a1"] .aq-code code').textContent(), 'const x = 1;\n');
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), '', 'nothing announced while streaming');
+
+      await page.getByRole('textbox', { name: 'Ask the application' }).focus();
+      await page.keyboard.press('Escape');
+      await stop.click();
+      assert.deepEqual(
+        (await messages(page)).filter((m) => m.type === 'stop'),
+        [{ type: 'stop' }, { type: 'stop' }],
+      );
+
+      await send(page, { type: 'status', turnId: 'a1', httpStatus: 200 });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'done' });
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      assert.equal(await page.locator('[data-turn-id="a1"]').getAttribute('data-status'), 'done');
+      assert.equal(await page.locator('[data-turn-id="a1"] .aq-progress').isVisible(), false);
+      assert.equal(await page.locator('[data-turn-id="a1"] [data-role="http-status"]').textContent(), 'HTTP 200');
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer complete');
+      await clearMessages(page);
+      await page.locator('[data-turn-id="a1"]').getByRole('button', { name: 'Copy answer' }).click();
+      assert.deepEqual(await waitForMessage(page, 'copy'), { type: 'copy', text: chunks.join('') });
+      await page.locator('[data-turn-id="a1"] button[data-action="insert"]').click();
+      assert.deepEqual(await waitForMessage(page, 'insertCode'), { type: 'insertCode', code: 'const x = 1;' });
+    });
+
+    it('a 401 shows the status, the message, Retry and Set API Key…, and announces the failure once', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'hi'), turn('a1', 'assistant', 'partial ')]) });
+      await send(page, { type: 'append', turnId: 'a1', text: 'answer' });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: true });
+      const error = page.locator('[data-turn-id="a1"] [data-role="error"]');
+      await error.waitFor();
+      assert.match((await error.textContent()) ?? '', /HTTP 401/);
+      assert.match((await error.textContent()) ?? '', /The API key was rejected\./);
+      assert.equal(await page.locator('[data-turn-id="a1"] .aq-answer').textContent(), 'partial answer\n', 'the partial answer stays');
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Request failed: HTTP 401');
+      assert.equal(await page.locator('[data-role="announcer"] > *').count(), 1);
+      await error.getByRole('button', { name: 'Retry' }).click();
+      assert.deepEqual(await waitForMessage(page, 'retry'), { type: 'retry', turnId: 'a1' });
+      await error.getByRole('button', { name: 'Set API Key…' }).click();
+      await waitForMessage(page, 'setApiKey');
+    });
+
+    it('a 500 without retry offers neither Retry nor Set API Key…; a stopped answer keeps its text with a note', async () => {
+      page = await open('chat');
+      await send(page, {
+        type: 'state',
+        state: state('chat', [
+          turn('q1', 'user', 'one'),
+          turn('a1', 'assistant', '', { status: 'error', httpStatus: 500, message: 'Server error', retryable: false }),
+          turn('q2', 'user', 'two'),
+          turn('a2', 'assistant', 'half an'),
+        ]),
+      });
+      const error = page.locator('[data-turn-id="a1"] [data-role="error"]');
+      await error.waitFor();
+      assert.match((await error.textContent()) ?? '', /HTTP 500/);
+      assert.equal(await error.getByRole('button').count(), 0);
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), '', 'replayed state is not announced');
+      await send(page, { type: 'turnEnd', turnId: 'a2', status: 'stopped' });
+      await page.locator('[data-turn-id="a2"] [data-role="stopped-note"]').waitFor();
+      assert.equal(await page.locator('[data-turn-id="a2"] [data-role="stopped-note"]').textContent(), 'Stopped — partial answer kept');
+      assert.equal(await page.locator('[data-turn-id="a2"] .aq-answer').textContent(), 'half an\n');
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer stopped');
+    });
+
+    it('attachment chips show their labels and can be removed; the attach buttons ask the host', async () => {
+      page = await open('chat');
+      const attachments: AttachmentInfo[] = [
+        { id: 'att1', label: 'selection: app.ts:10-24', kind: 'selection' },
+        { id: 'att2', label: 'file: util.ts', kind: 'file' },
+      ];
+      await send(page, { type: 'state', state: state('chat', [], { attachments }) });
+      await page.locator('.aq-chip[data-attachment-id="att2"]').waitFor();
+      assert.deepEqual(await page.locator('[data-role="attachments"] .aq-chip-label').allTextContents(), ['selection: app.ts:10-24', 'file: util.ts']);
+      await page.getByRole('button', { name: 'Remove file: util.ts' }).click();
+      assert.deepEqual(await waitForMessage(page, 'removeAttachment'), { type: 'removeAttachment', id: 'att2' });
+      await page.getByRole('button', { name: 'Attach selection' }).click();
+      await page.getByRole('button', { name: 'Attach file' }).click();
+      await page.waitForFunction(() => window.__messages.filter((m) => (m as { type: string }).type === 'attach').length === 2);
+      assert.deepEqual(
+        (await messages(page)).filter((m) => m.type === 'attach'),
+        [
+          { type: 'attach', kind: 'selection' },
+          { type: 'attach', kind: 'file' },
+        ],
+      );
+      await send(page, { type: 'attachments', attachments: [] });
+      await page.waitForFunction(() => document.querySelectorAll('.aq-chip').length === 0);
+      await send(page, { type: 'focusInput' });
+      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Ask the application');
+    });
+
+    it('works from the keyboard alone: Tab reaches every control, Enter and Space press buttons', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'q'), turn('a1', 'assistant', 'See [docs](https://example.com).\n\n```js\nx()\n```\n', { status: 'done' })], { attachments: [{ id: 'a', label: 'file: a.ts', kind: 'file' }] }) });
+      await page.locator('[data-turn-id="a1"] .aq-code').waitFor();
+      const reached: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        await page.keyboard.press('Tab');
+        reached.push(
+          await page.evaluate(() => {
+            const el = document.activeElement;
+            return el === null ? '' : (el.getAttribute('aria-label') ?? el.getAttribute('data-action') ?? el.tagName.toLowerCase());
+          }),
+        );
+      }
+      for (const expected of ['select', 'Clear conversation', 'Export as Markdown', 'Copy answer', 'a', 'Copy code', 'Insert code at cursor', 'Open code in new editor', 'Remove file: a.ts', 'Ask the application', 'Attach selection', 'Attach file', 'Send']) {
+        assert.ok(reached.includes(expected), `Tab reaches ${expected}: ${reached.join(' | ')}`);
+      }
+      await page.getByRole('button', { name: 'Open code in new editor' }).focus();
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await waitForMessage(page, 'openCode'), { type: 'openCode', code: 'x()', language: 'js' });
+      await page.locator('[data-turn-id="a1"] .aq-answer a').focus();
+      await page.keyboard.press('Enter');
+      assert.deepEqual(await waitForMessage(page, 'openLink'), { type: 'openLink', href: 'https://example.com' });
+      await page.getByRole('button', { name: 'Attach file' }).focus();
+      await page.keyboard.press('Space');
+      await waitForMessage(page, 'attach');
+    });
+
+    it('follows a streaming answer to the bottom, but not once the user scrolled up', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'long please'), turn('a1', 'assistant', '')]) });
+      await page.locator('[data-turn-id="a1"]').waitFor();
+      const paragraph = (n: number): string => `Paragraph ${n} ${'word '.repeat(30)}\n\n`;
+      for (let i = 0; i < 30; i++) {
+        await send(page, { type: 'append', turnId: 'a1', text: paragraph(i) });
+      }
+      await page.waitForFunction(() => {
+        const el = document.querySelector('.aq-transcript');
+        return el !== null && el.textContent?.includes('Paragraph 29') === true && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 2;
+      });
+      await page.locator('.aq-transcript').evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await page.waitForFunction(() => (document.querySelector('.aq-transcript')?.scrollTop ?? -1) === 0);
+      await page.mouse.move(200, 200);
+      await page.mouse.wheel(0, -100);
+      for (let i = 30; i < 40; i++) {
+        await send(page, { type: 'append', turnId: 'a1', text: paragraph(i) });
+      }
+      await page.waitForFunction(() => document.querySelector('.aq-transcript')?.textContent?.includes('Paragraph 39') === true);
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      assert.equal(await page.locator('.aq-transcript').evaluate((el) => el.scrollTop), 0);
+    });
+  });
+
+  describe('panel', () => {
+    it('shows the title, HTTP status, bytes, the collapsed question and the streamed answer; Stop, Copy, Open as Markdown', async () => {
+      page = await open('panel');
+      await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'Explain this file\nwith a second line'), turn('a1', 'assistant', '')]) });
+      await page.locator('[data-role="title"]').waitFor();
+      assert.equal(await page.locator('[data-role="title"]').textContent(), 'Docs Bot: explain app.ts');
+      assert.equal(await page.locator('details.aq-question').getAttribute('open'), null, 'the question starts collapsed');
+      assert.match((await page.locator('details.aq-question summary').textContent()) ?? '', /Explain this file$/);
+      const stop = page.getByRole('button', { name: 'Stop' });
+      await stop.waitFor();
+      await send(page, { type: 'status', turnId: 'a1', httpStatus: 200 });
+      await send(page, { type: 'append', turnId: 'a1', text: '# Überblick\n\nThe file ' });
+      await send(page, { type: 'append', turnId: 'a1', text: 'does *things* 🚀.' });
+      await page.waitForFunction(() => document.querySelector('.aq-answer')?.textContent?.includes('things') === true);
+      assert.equal(await page.locator('.aq-panel-header [data-role="http-status"]').textContent(), 'HTTP 200');
+      assert.equal(await page.locator('[data-role="bytes"]').textContent(), `${Buffer.byteLength('# Überblick\n\nThe file does *things* 🚀.')} B`);
+      assert.equal(await page.locator('.aq-answer h1').textContent(), 'Überblick');
+      await stop.click();
+      assert.deepEqual(await waitForMessage(page, 'stop'), { type: 'stop' });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'done' });
+      await stop.waitFor({ state: 'hidden' });
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer complete');
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
+      assert.deepEqual(await waitForMessage(page, 'copy'), { type: 'copy', text: '# Überblick\n\nThe file does *things* 🚀.' });
+      await page.getByRole('button', { name: 'Open as Markdown' }).click();
+      await waitForMessage(page, 'exportMarkdown');
+    });
+
+    it('a 403 in the panel shows the status and Set API Key…', async () => {
+      page = await open('panel');
+      await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'q'), turn('a1', 'assistant', '')]) });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 403, message: 'Forbidden for this key.' });
+      const error = page.locator('[data-role="error"]');
+      await error.waitFor();
+      assert.match((await error.textContent()) ?? '', /HTTP 403.*Forbidden for this key\./s);
+      assert.equal(await error.getByRole('button', { name: 'Retry' }).count(), 0);
+      await error.getByRole('button', { name: 'Set API Key…' }).click();
+      await waitForMessage(page, 'setApiKey');
+      assert.equal(await page.locator('.aq-panel-header [data-role="http-status"]').textContent(), 'HTTP 403');
+      assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Request failed: HTTP 403');
+    });
+  });
+});

@@ -1,0 +1,114 @@
+// The Chat view as a person uses it: type, watch the answer stream in rendered, Stop, Insert at
+// Cursor, and find the conversation again after a window reload.
+import * as assert from 'node:assert/strict';
+import type { FrameLocator, Page } from 'playwright-core';
+import { VSCODE_VERSION_OF } from '../launch/codeServer';
+import { waitFor } from '../launch/util';
+import {
+  activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, quickPick, runCommand, typeInQuickInput,
+  waitForNotification, waitForWorkbenchReady, webviewFrame, type Workbench,
+} from './workbench';
+
+function chat(page: Page): FrameLocator {
+  return webviewFrame(page, 'applicationQuery.chat');
+}
+
+async function ask(page: Page, applicationId: string, question: string): Promise<void> {
+  const frame = chat(page);
+  await frame.locator('select#aq-application').selectOption(applicationId);
+  const input = frame.locator('textarea[aria-label="Ask the application"]');
+  await input.fill(question);
+  await input.press('Enter');
+}
+
+async function statusOf(frame: FrameLocator, index: number): Promise<string | null> {
+  return frame.locator('[data-role="assistant"]').nth(index).getAttribute('data-status');
+}
+
+describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
+  this.timeout(240_000);
+  let workbench: Workbench | undefined;
+  const wb = (): Workbench => {
+    assert.ok(workbench, 'the workbench launched');
+    return workbench;
+  };
+
+  before(async function () {
+    this.timeout(600_000);
+    workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
+    const { page, service } = workbench;
+    for (const [name, id] of [['Demo Assistant', 'demo-assistant'], ['Stall', 'stall']]) {
+      await runCommand(page, 'Application Query: Set API Key…');
+      await quickPick(page, name);
+      await typeInQuickInput(page, service.keyFor(id), { password: true });
+      await waitForNotification(page, new RegExp(`API key saved for ${name}`), 60_000);
+    }
+    await openViewContainer(page, 'Application Query');
+    await chat(page).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
+  });
+  afterEach(async function () {
+    await captureFailure(this.currentTest, workbench);
+  });
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('streams an answer into the transcript, rendered as markdown', async () => {
+    const { page, service } = wb();
+    await ask(page, 'demo-assistant', 'How do I reverse a list?');
+    const frame = chat(page);
+    await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 30_000 });
+    await waitFor('the answer to finish', async () => (await statusOf(frame, 0)) === 'done' || undefined, 90_000);
+    const answer = frame.locator('[data-role="assistant"]').first();
+    assert.ok((await answer.locator('h1, h2, h3').count()) > 0, 'a rendered heading');
+    assert.ok((await answer.locator('li').count()) > 0, 'a rendered list');
+    assert.ok((await answer.locator('.aq-code').count()) > 0, 'a code block with actions');
+    assert.equal(await answer.locator('script').count(), 0);
+    const sent = service.requests.filter((r) => r.path === '/api/applications/demo-assistant/query').at(-1);
+    assert.ok(sent && (JSON.parse(sent.body) as { query: string }).query.includes('How do I reverse a list?'));
+  });
+
+  it('Stop keeps the partial answer', async () => {
+    const { page } = wb();
+    await ask(page, 'stall', 'Tell me a long story');
+    const frame = chat(page);
+    const answer = frame.locator('[data-role="assistant"]').last();
+    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
+    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
+    await frame.locator('button[data-action="stop"]').click();
+    await waitFor('the answer to stop', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
+    assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial);
+    await frame.locator('[data-role="stopped-note"]').first().waitFor({ state: 'visible' });
+  });
+
+  it('Insert at Cursor puts a code block into the editor', async () => {
+    const { page } = wb();
+    await openFile(page, 'README.md');
+    await activeEditor(page).locator('.view-lines').click();
+    await page.keyboard.press('Control+End');
+    await openViewContainer(page, 'Application Query');
+    const frame = chat(page);
+    await frame.locator('select#aq-application').selectOption('demo-assistant');
+    const code = frame.locator('[data-role="assistant"]').first().locator('.aq-code').first();
+    await code.waitFor({ state: 'visible', timeout: 30_000 });
+    const codeText = ((await code.locator('code').first().textContent()) ?? '').trim();
+    const firstLine = codeText.split('\n')[0].trim();
+    assert.ok(firstLine.length > 0, 'the code block has text');
+    await code.hover();
+    await code.locator('button[data-action="insert"]').click();
+    await waitFor('the code in the editor', async () => ((await activeEditor(page).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').includes(firstLine)) || undefined, 30_000);
+  });
+
+  it('keeps the conversation after a window reload', async () => {
+    const { page } = wb();
+    await page.reload();
+    await waitForWorkbenchReady(wb());
+    await openViewContainer(page, 'Application Query');
+    const frame = chat(page);
+    await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 60_000 });
+    await frame.locator('select#aq-application').selectOption('demo-assistant');
+    await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 60_000 });
+    assert.equal(await statusOf(frame, 0), 'done');
+    assert.ok((await frame.locator('[data-role="assistant"]').first().locator('h1, h2, h3').count()) > 0, 'the answer is rendered again');
+  });
+});

@@ -1,0 +1,146 @@
+// The command flows as a person drives them: Set API Key…, right-click a selection, the answer panel,
+// the output channel, failure notifications with their status codes, and Stop.
+import * as assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { VSCODE_VERSION_OF } from '../launch/codeServer';
+import { waitFor } from '../launch/util';
+import {
+  captureFailure, clickNotificationButton, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand,
+  selectLines, typeInQuickInput, waitForNotification, waitForOutputText, webviewFrame, type Workbench,
+} from './workbench';
+
+/** Changes user settings the way a person's edit of settings.json does. */
+export async function updateUserSettings(wb: Workbench, changes: Record<string, unknown>): Promise<void> {
+  const file = path.join(wb.userDataDir, 'User', 'settings.json');
+  const current = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  await writeFile(file, JSON.stringify({ ...current, ...changes }, null, 2));
+}
+
+/** The answer panel's latest answer turn. */
+function panelAnswer(page: Page): ReturnType<ReturnType<typeof webviewFrame>['locator']> {
+  return webviewFrame(page, 'panel').locator('[data-role="assistant"]').last();
+}
+
+async function setKey(page: Page, appName: string, key: string): Promise<void> {
+  await runCommand(page, 'Application Query: Set API Key…');
+  await quickPick(page, appName);
+  await typeInQuickInput(page, key, { password: true });
+}
+
+describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
+  this.timeout(240_000);
+  let workbench: Workbench | undefined;
+  const wb = (): Workbench => {
+    assert.ok(workbench, 'the workbench launched');
+    return workbench;
+  };
+
+  before(async function () {
+    this.timeout(600_000);
+    workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
+  });
+  afterEach(async function () {
+    await captureFailure(this.currentTest, workbench);
+  });
+  after(async () => {
+    await workbench?.close();
+  });
+
+  it('Set API Key… takes the key in a password box, stores it, and checks it with the service', async () => {
+    const { page, service } = wb();
+    await setKey(page, 'Demo Assistant', service.keyFor('demo-assistant'));
+    await waitForNotification(page, /API key saved for Demo Assistant.*accepted by the service/, 60_000);
+    const check = service.requests.find((r) => r.method === 'GET' && r.path === '/api/applications/demo-assistant');
+    assert.ok(check, 'the key was checked with GET /api/applications/{id}');
+    assert.equal(check.headers.authorization, `Bearer ${service.keyFor('demo-assistant')}`);
+  });
+
+  it('refuses a key with whitespace at entry', async () => {
+    const { page } = wb();
+    await runCommand(page, 'Application Query: Set API Key…');
+    await quickPick(page, 'Echo');
+    const box = quickInput(page).locator('.quick-input-box input').first();
+    await box.fill('abc def');
+    await waitFor('the refusal', async () => /whitespace|space/i.test((await quickInput(page).textContent()) ?? '') || undefined, 10_000);
+    await page.keyboard.press('Escape');
+  });
+
+  it('right-click a selection → Query Application with Selection streams the answer into the panel', async () => {
+    const { page, service } = wb();
+    await openFile(page, 'src/sample.ts');
+    await selectLines(page, 2, 5);
+    await editorContextMenu(page, 'Query Application with Selection');
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, 'Explain this function');
+    const answer = panelAnswer(page);
+    await answer.waitFor({ state: 'attached', timeout: 60_000 });
+    await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);
+    const frame = webviewFrame(page, 'panel');
+    assert.ok((await answer.locator('.aq-answer h1, .aq-answer h2, .aq-answer h3').count()) > 0, 'the markdown heading is rendered');
+    assert.ok((await answer.locator('.aq-code, pre code').count()) > 0, 'the code block is rendered');
+    assert.match((await frame.locator('[data-role="http-status"]').first().textContent()) ?? '', /200/);
+    const sent = service.requests.filter((r) => r.path === '/api/applications/demo-assistant/query').at(-1);
+    assert.ok(sent, 'the service received the query');
+    const body = JSON.parse(sent.body) as { query: string };
+    assert.ok(body.query.includes('Explain this function'), 'the question was sent');
+    assert.ok(body.query.includes('export function fibonacci(n: number): number {'), 'the selection was sent');
+  });
+
+  it('streams into the "Application Query" output channel when applicationQuery.output is outputChannel', async () => {
+    const { page } = wb();
+    await updateUserSettings(wb(), { 'applicationQuery.output': 'outputChannel' });
+    await openFile(page, 'src/sample.ts');
+    await waitFor('the setting to apply', () => true, 1000);
+    await runCommand(page, 'Application Query: Query Application with Current File');
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, 'Review this file');
+    const text = await waitForOutputText(page, 'Application Query', /HTTP 200 · .* · complete/, 120_000);
+    assert.match(text, /Demo Assistant/, 'a header names the application');
+    assert.match(text, /```/, 'the answer text is there');
+    await updateUserSettings(wb(), { 'applicationQuery.output': 'panel' });
+  });
+
+  it('shows HTTP 401 in an error notification with a Set API Key… action', async () => {
+    const { page, service } = wb();
+    await runCommand(page, 'Application Query: Query Application');
+    await quickPick(page, 'Revoked key');
+    await typeInQuickInput(page, 'hello');
+    // No key yet: the query asks for one instead of failing.
+    await typeInQuickInput(page, service.keyFor('fail-401'), { password: true });
+    const toast = await waitForNotification(page, /HTTP 401/, 60_000);
+    assert.ok(await toast.locator('.monaco-button', { hasText: 'Set API Key…' }).count(), 'Set API Key… is offered');
+    await toast.locator('.codicon-notifications-clear, .codicon-close').first().click().catch(() => undefined);
+  });
+
+  it('shows HTTP 500 in an error notification with Retry and Show Log', async () => {
+    const { page, service } = wb();
+    await setKey(page, 'Server error', service.keyFor('fail-500'));
+    await runCommand(page, 'Application Query: Query Application');
+    await quickPick(page, 'Server error');
+    await typeInQuickInput(page, 'hello');
+    const toast = await waitForNotification(page, /HTTP 500/, 60_000);
+    assert.ok(await toast.locator('.monaco-button', { hasText: 'Retry' }).count(), 'Retry is offered');
+    const before = service.requests.filter((r) => r.path === '/api/applications/fail-500/query').length;
+    await clickNotificationButton(toast, 'Retry');
+    await waitFor('the retry to reach the service', () => service.requests.filter((r) => r.path === '/api/applications/fail-500/query').length > before || undefined, 30_000);
+  });
+
+  it('Stop Query keeps the partial answer and is not reported as an error', async () => {
+    const { page, service } = wb();
+    await setKey(page, 'Stall', service.keyFor('stall'));
+    await runCommand(page, 'Application Query: Query Application');
+    await quickPick(page, 'Stall');
+    await typeInQuickInput(page, 'hello');
+    const answer = panelAnswer(page);
+    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
+    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
+    await runCommand(page, 'Application Query: Stop Query');
+    await waitFor('the answer to show it stopped', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
+    assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial, 'what arrived is kept');
+    const request = await waitFor('the service to see the connection close', () => service.requests.find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
+    assert.ok(request.closedByClientAt);
+    assert.equal(await page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Stall.*(failed|error)/i }).count(), 0);
+  });
+});
