@@ -1,15 +1,9 @@
 // Renderer benchmark: the real renderer in headless Chromium, a 1 MiB markdown answer streamed in
 // 64-byte chunks, against a naive renderer that re-renders everything on every update.
 import type { Page } from 'playwright-core';
+import type { BenchRow } from './core';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/browser/harness';
 
-/** One result row. */
-export interface BenchRow {
-  name: string;
-  value: string;
-  goal?: string;
-  ok?: boolean;
-}
 
 const TARGET_BYTES = 1024 * 1024;
 const CHUNK = 64;
@@ -43,7 +37,7 @@ export function generateAnswer(bytes: number, seed = 1): string {
         case 'python':
           return `    value_${i} = compute(${i}, "text")  # step ${i}`;
         case 'bash':
-          return `echo "step ${i}" && ls -la /tmp/dir${i} | grep -v x`;
+          return `echo "step ${i}" && ls -la ./dir${i} | grep -v x`;
         case 'json':
           return `  "key${i}": { "value": ${i}, "name": "item ${i}" },`;
         case 'go':

@@ -1,6 +1,7 @@
 // Runs the benchmark sections and prints one table per section. Add a section by appending to
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
 import { runCoreBench, type BenchRow } from './core';
+import { runRendererBench } from './renderer';
 
 /** A named group of measurements. */
 export interface BenchSection {
@@ -8,7 +9,10 @@ export interface BenchSection {
   readonly run: () => Promise<BenchRow[]>;
 }
 
-const sections: BenchSection[] = [{ name: 'core', run: runCoreBench }];
+const sections: BenchSection[] = [
+  { name: 'core', run: runCoreBench },
+  { name: 'renderer', run: runRendererBench },
+];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {
   const cells = rows.map((row) => [row.name, row.value, row.goal ?? '', row.ok === undefined ? '' : row.ok ? 'ok' : 'MISSED']);

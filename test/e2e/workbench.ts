@@ -329,11 +329,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   throw lastError instanceof Error ? lastError : new Error(String(lastError));
 }
 
-/** Whether the palette lists a command titled `title` (exactly, or "<Category>: title"). */
-export async function paletteHasCommand(page: Page, title: string): Promise<boolean> {
+/** Whether the palette lists a command titled `title` (exactly, or "<Category>: title") within `timeoutMs`. */
+export async function paletteHasCommand(page: Page, title: string, timeoutMs = 10_000): Promise<boolean> {
   await openPalette(page, `>${title}`);
   try {
-    return (await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), 10_000, 200).catch(() => undefined)) !== undefined;
+    return (await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), timeoutMs, 200).catch(() => undefined)) !== undefined;
   } finally {
     await closeQuickInput(page);
   }
@@ -467,10 +467,21 @@ export async function hasOutputChannel(page: Page, channel: string): Promise<boo
   return found;
 }
 
-/** Shows the output channel `channel` in the Output view. */
+/** The channel the Output view shows (its "Switch Output" box), or undefined when the view is closed. */
+export async function activeOutputChannel(page: Page): Promise<string | undefined> {
+  const select = page.locator('.part.panel select[aria-label="Switch Output"]').filter({ visible: true }).first();
+  if (!(await select.isVisible())) return undefined;
+  return select.evaluate((element) => {
+    const box = element as HTMLSelectElement;
+    return box.options[box.selectedIndex]?.text;
+  });
+}
+
+/** Shows the output channel `channel` in the Output view and returns the view's editor. */
 export async function showOutputChannel(page: Page, channel: string): Promise<Locator> {
   await runCommand(page, 'Output: Show Output Channels...');
   await quickPick(page, channel);
+  await waitFor(`the Output view to show "${channel}"`, async () => (await activeOutputChannel(page)) === channel, 30_000, 200);
   const editor = page.locator('.part.panel .monaco-editor').filter({ visible: true }).first();
   await editor.waitFor({ state: 'visible', timeout: 30_000 });
   return editor;

@@ -21,6 +21,12 @@ export function codeOf(block: Element): string {
  * through the host, every other link does nothing, code block buttons copy/insert/open the code.
  */
 export function attachContentHandlers(root: HTMLElement, post: (message: ContentMessage) => void): void {
+  // A middle click must not open anything either.
+  root.addEventListener('auxclick', (event) => {
+    if (event.target instanceof Element && event.target.closest('a') !== null) {
+      event.preventDefault();
+    }
+  });
   root.addEventListener('click', (event) => {
     const target = event.target;
     if (!(target instanceof Element)) {

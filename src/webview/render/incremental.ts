@@ -48,9 +48,9 @@ function lineStarts(text: string): number[] {
  * Finds the last place in a parsed tail before which nothing can change any more, whatever text
  * follows: the start of a top-level block that follows a blank line and whose first line is
  * complete. Markdown's block structure is decided line by line, a blank line closes paragraphs
- * (no lazy continuation, no setext underline, no table header), and a block that started on a
- * complete line after it means every container before it has ended. Returns the token index and
- * the character offset, or undefined.
+ * (no lazy continuation, no setext underline, no table header, no multi-line reference title),
+ * and a block that started on a complete line after it means every container before it has
+ * ended. Returns the token index and the character offset, or undefined.
  */
 function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly number[]): { index: number; offset: number } | undefined {
   for (let i = tokens.length - 1; i > 0; i--) {
@@ -100,6 +100,7 @@ export class IncrementalRenderer {
   /** The text after the frozen chunks (the frozen text itself is not kept). */
   private tail = '';
   private received = 0;
+  /** Definitions made by the frozen text. */
   private frozenRefs: References = {};
   /** The definitions the DOM reflects, and their JSON. */
   private refs: References = {};
