@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { applicationLabel } from '../core/applications';
 import type { CurrentApplication } from '../applications/currentApplication';
 import type { Settings } from '../config/settings';
-import { fileContext, selectionContext } from '../commands/editorContext';
+import { fileContext, selectionContext, userEditor } from '../commands/editorContext';
 import { type ApplicationInfo, assertNever, type AttachmentInfo, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
 import type { QueryService } from '../query/queryService';
 import type { QueryRegistry } from '../query/registry';
@@ -159,7 +159,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   }
 
   private attach(kind: 'selection' | 'file'): void {
-    const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    const editor = userEditor();
     if (!editor) {
       void vscode.window.showInformationMessage('Open a file in an editor first: there is nothing to attach.');
       return;

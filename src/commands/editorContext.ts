@@ -2,6 +2,16 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { QueryContext } from '../query/types';
 
+/** Editors of these schemes are the workbench's own (the Output view, the debug console), not the user's text. */
+const NOT_USER_TEXT = new Set(['output', 'debug', 'vscode-terminal']);
+
+/** The editor the user is working in: the active text editor unless it is the Output view, else a visible one. */
+export function userEditor(): vscode.TextEditor | undefined {
+  const isUser = (e: vscode.TextEditor | undefined): e is vscode.TextEditor => e !== undefined && !NOT_USER_TEXT.has(e.document.uri.scheme);
+  const active = vscode.window.activeTextEditor;
+  return isUser(active) ? active : vscode.window.visibleTextEditors.find(isUser);
+}
+
 /** The active editor's selection as query context, or undefined if nothing is selected. */
 export function selectionContext(editor: vscode.TextEditor | undefined): QueryContext | undefined {
   if (!editor) {
@@ -38,7 +48,7 @@ export async function documentFor(uri: unknown): Promise<vscode.TextDocument | u
   if (uri instanceof vscode.Uri) {
     return vscode.workspace.openTextDocument(uri);
   }
-  return vscode.window.activeTextEditor?.document;
+  return userEditor()?.document;
 }
 
 function displayName(doc: vscode.TextDocument): string {

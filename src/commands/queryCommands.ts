@@ -7,7 +7,7 @@ import type { QueryService } from '../query/queryService';
 import type { QueryRegistry } from '../query/registry';
 import type { QueryContext, QueryInput, QuerySink } from '../query/types';
 import { Commands } from './ids';
-import { documentFor, fileContext, selectionContext } from './editorContext';
+import { documentFor, fileContext, selectionContext, userEditor } from './editorContext';
 
 /** What the query commands need. */
 export interface QueryCommandDeps {
@@ -68,11 +68,11 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.query, (arg?: unknown) => {
       const appArg = typeof arg === 'string' ? arg : (arg as { app?: { id?: string } } | undefined)?.app?.id;
-      const editor = vscode.window.activeTextEditor;
+      const editor = userEditor();
       return run('Query Application', () => selectionContext(editor) ?? (editor ? fileContext(editor.document) : undefined), appArg);
     }),
     vscode.commands.registerCommand(Commands.querySelection, () => {
-      const selection = selectionContext(vscode.window.activeTextEditor);
+      const selection = selectionContext(userEditor());
       if (!selection) {
         void vscode.window.showInformationMessage('Select some text in an editor first, then run "Query Application with Selection".');
         return;

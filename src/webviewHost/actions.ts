@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { userEditor } from '../commands/editorContext';
 
 /** Copies text to the clipboard and says so in the status bar. */
 export async function copyText(text: string): Promise<void> {
@@ -8,7 +9,7 @@ export async function copyText(text: string): Promise<void> {
 
 /** Inserts a code block at the cursor of the last active text editor. */
 export async function insertAtCursor(code: string): Promise<void> {
-  const editor = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+  const editor = userEditor();
   if (!editor) {
     void vscode.window.showWarningMessage('Open an editor first: there is no cursor to insert the code at.');
     return;

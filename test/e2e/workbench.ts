@@ -192,14 +192,16 @@ export async function waitForActivation(workbench: Pick<Workbench, 'userDataDir'
   await waitFor(`${EXTENSION_ID} to activate`, () => isExtensionActivated(workbench), timeoutMs, 250);
 }
 
-/** Opens a view container from the activity bar (if it is not already showing) and returns the side bar. */
+/** Opens a view container from the activity bar (unless it is already showing) and returns the side bar. */
 export async function openViewContainer(page: Page, title: string): Promise<Locator> {
   const item = activityBarItem(page, title);
   await item.waitFor({ state: 'visible' });
+  const tab = page.locator('.part.activitybar li.action-item').filter({ has: item }).first();
   const sidebar = page.locator('.part.sidebar');
-  const showing = await sidebar.locator('.composite.title h2').first().textContent({ timeout: 2000 }).catch(() => null);
-  if (showing === null || normalizeLabel(showing).toLowerCase() !== normalizeLabel(title).toLowerCase()) await item.click();
-  await sidebar.locator('.composite.title h2', { hasText: new RegExp(`^\\s*${escapeRegExp(title)}\\s*$`, 'i') }).first().waitFor({ state: 'visible' });
+  const showing = async (): Promise<boolean> => (await tab.getAttribute('class'))?.split(/\s+/).includes('checked') === true && (await sidebar.isVisible());
+  // Clicking the entry of the container that is showing would close the side bar.
+  if (!(await showing())) await item.click();
+  await waitFor(`the "${title}" view container to show`, showing, 30_000, 200);
   return sidebar;
 }
 
@@ -469,7 +471,8 @@ export async function hasOutputChannel(page: Page, channel: string): Promise<boo
 
 /** The channel the Output view shows (its "Switch Output" box), or undefined when the view is closed. */
 export async function activeOutputChannel(page: Page): Promise<string | undefined> {
-  const select = page.locator('.part.panel select[aria-label="Switch Output"]').filter({ visible: true }).first();
+  // 1.139 labels the box "Switch Output"; 1.100 leaves its aria-label empty. It is the panel title's only select.
+  const select = page.locator('.part.panel .title-actions select.monaco-select-box').filter({ visible: true }).first();
   if (!(await select.isVisible())) return undefined;
   return select.evaluate((element) => {
     const box = element as HTMLSelectElement;

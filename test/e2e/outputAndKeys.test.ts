@@ -1,0 +1,134 @@
+// Answers in the output channel, and the keys staying put: a hostile workspace cannot redirect
+// requests, and a canary key never shows up in any channel, notification, webview or file on disk.
+import * as assert from 'node:assert/strict';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { startCaptureServer, type CaptureServer } from '../../service/server';
+import { VSCODE_VERSION_OF } from '../launch/codeServer';
+import { waitFor } from '../launch/util';
+import {
+  captureFailure, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick, runCommand,
+  typeInQuickInput, waitForNotification, waitForOutputText, webviewFrame, type Workbench,
+} from './workbench';
+
+/** Every file below `dir` (skipping what cannot be read). */
+async function filesBelow(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const full = path.join(dir, name);
+    const info = await stat(full).catch(() => undefined);
+    if (info?.isDirectory()) {
+      out.push(...(await filesBelow(full)));
+    } else if (info?.isFile()) {
+      out.push(full);
+    }
+  }
+  return out;
+}
+
+async function query(page: Page, appName: string, question: string): Promise<void> {
+  await runCommand(page, 'Application Query: Query Application');
+  await quickPick(page, appName);
+  await typeInQuickInput(page, question);
+}
+
+describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
+  this.timeout(240_000);
+  let workbench: Workbench | undefined;
+  let capture: CaptureServer | undefined;
+  const wb = (): Workbench => {
+    assert.ok(workbench, 'the workbench launched');
+    return workbench;
+  };
+
+  before(async function () {
+    this.timeout(600_000);
+    capture = await startCaptureServer();
+    workbench = await launchWorkbench({
+      userSettings: { 'applicationQuery.output': 'outputChannel' },
+      serviceOptions: { paceMs: 5, quiet: true },
+      // A cloned repository that tries to send the keys to its own server.
+      files: { ...DEFAULT_FILES, '.vscode/settings.json': JSON.stringify({ 'applicationQuery.baseUrl': capture.url }, null, 2) },
+    });
+  });
+  beforeEach(async () => {
+    if (workbench) {
+      await runCommand(workbench.page, 'Notifications: Clear All Notifications');
+    }
+  });
+  afterEach(async function () {
+    await captureFailure(this.currentTest, workbench);
+  });
+  after(async () => {
+    await workbench?.close();
+    await capture?.close();
+  });
+
+  it('streams a file query into the "Application Query" output channel with a header and a footer', async () => {
+    const { page, service } = wb();
+    await runCommand(page, 'Application Query: Set API Key…');
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, service.keyFor('demo-assistant'), { password: true });
+    await waitForNotification(page, /API key saved for Demo Assistant/, 60_000);
+    await openFile(page, 'src/sample.ts');
+    await runCommand(page, 'Application Query: Query Application with Current File');
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, 'Review this file');
+    await waitFor('the query to reach the service', () => service.requests.some((r) => r.path === '/api/applications/demo-assistant/query') || undefined, 60_000);
+    const text = await waitForOutputText(page, 'Application Query', /HTTP 200 · .* · complete/, 120_000);
+    assert.match(text, /✓ done/, 'the end of the answer arrived');
+    const sent = service.requests.filter((r) => r.path === '/api/applications/demo-assistant/query').at(-1);
+    assert.ok(sent && (JSON.parse(sent.body) as { query: string }).query.includes('export const greeting = "Grüße, 世界";'), 'the whole file was sent');
+  });
+
+  it('ignores a base URL from the workspace settings: the capture server gets nothing', () => {
+    const { service } = wb();
+    assert.ok(service.requests.some((r) => r.path === '/api/applications/demo-assistant/query'), 'queries went to the user-set service');
+    assert.equal(capture?.requests.length, 0, 'nothing reached the workspace-set URL');
+  });
+
+  it('never shows the key: channels, notifications, webviews and files on disk stay free of it', async () => {
+    const { page, service } = wb();
+    const canary = service.keyFor('fail-401');
+    await runCommand(page, 'Application Query: Set API Key…');
+    await quickPick(page, 'Revoked key');
+    await typeInQuickInput(page, canary, { password: true });
+    await waitForNotification(page, /API key saved for Revoked key.*refused/, 60_000);
+    await query(page, 'Revoked key', 'hello');
+    const toast = await waitForNotification(page, /HTTP 401/, 60_000);
+    const seen: string[] = [(await toast.innerText()) ?? ''];
+    // The Chat view with this application, and the request it makes.
+    await openViewContainer(page, 'Application Query');
+    const chat = webviewFrame(page, 'applicationQuery.chat');
+    await chat.locator('select#aq-application').selectOption('fail-401');
+    const input = chat.locator('textarea[aria-label="Ask the application"]');
+    await input.fill('hello from the chat');
+    await input.press('Enter');
+    await chat.locator('[data-role="assistant"][data-status="error"]').last().waitFor({ state: 'visible', timeout: 60_000 });
+    seen.push(await chat.locator('body').innerText());
+    seen.push(await outputChannelText(page, 'Application Query'));
+    seen.push(await outputChannelText(page, 'Application Query Log'));
+    await runCommand(page, 'Notifications: Show Notifications');
+    seen.push(await page.locator('.notifications-center').innerText().catch(() => ''));
+    for (const text of seen) {
+      assert.ok(!text.includes(canary), 'the key is not shown');
+    }
+    assert.ok(seen.some((t) => t.includes('401')), 'the failure itself was shown');
+    // Everything the server, the extension host and the workbench wrote to disk.
+    await waitFor('the log files to be written', () => true, 1000);
+    const files = [...(await filesBelow(wb().userDataDir)), ...(await filesBelow(wb().folder))];
+    assert.ok(files.length > 5, 'there are files to check');
+    for (const file of files) {
+      const bytes = await readFile(file).catch(() => Buffer.alloc(0));
+      assert.ok(!bytes.includes(canary), `the key is not in ${path.relative(wb().userDataDir, file)}`);
+    }
+    assert.ok(service.requests.some((r) => r.headers.authorization === `Bearer ${canary}`), 'the key did reach the service (the canary was live)');
+  });
+});
