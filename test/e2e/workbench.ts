@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { BrowserContext, FrameLocator, Locator, Page } from 'playwright-core';
 import { startService, type ReferenceService, type ServiceOptions } from '../../service/server';
 import { isCodeServerVersion, openWorkbench, startCodeServer, VSCODE_VERSION_OF, type CodeServerVersion } from '../launch/codeServer';
-import { delay, repoRoot, waitFor } from '../launch/util';
+import { delay, onTerminate, repoRoot, waitFor } from '../launch/util';
 import { makeWorkspace, serviceUserSettings } from '../launch/workspace';
 
 export type { ReferenceService } from '../../service/server';
@@ -98,7 +98,10 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
   const cleanup = async (): Promise<void> => {
     for (const step of cleanups.reverse()) await step().catch(() => undefined);
     cleanups.length = 0;
+    forgetCleanup();
   };
+  // Ctrl+C or the lane's guard ending this process: still close the browser and remove temp folders.
+  const forgetCleanup = onTerminate(cleanup);
   try {
     let service = options.service;
     if (service === undefined) {
@@ -196,12 +199,20 @@ export async function waitForActivation(workbench: Pick<Workbench, 'userDataDir'
 export async function openViewContainer(page: Page, title: string): Promise<Locator> {
   const item = activityBarItem(page, title);
   await item.waitFor({ state: 'visible' });
-  const tab = page.locator('.part.activitybar li.action-item').filter({ has: item }).first();
+  const tab = page.locator('.part.activitybar li.action-item').filter({ has: page.locator(`a.action-label[aria-label^="${cssString(title)}"]`) }).first();
   const sidebar = page.locator('.part.sidebar');
   const showing = async (): Promise<boolean> => (await tab.getAttribute('class'))?.split(/\s+/).includes('checked') === true && (await sidebar.isVisible());
-  // Clicking the entry of the container that is showing would close the side bar.
-  if (!(await showing())) await item.click();
-  await waitFor(`the "${title}" view container to show`, showing, 30_000, 200);
+  // Clicking the entry of the container that is showing would close the side bar, so click only
+  // while it is not showing, and again if a click was lost (e.g. while the window restores).
+  let lastClick = 0;
+  await waitFor(`the "${title}" view container to show`, async () => {
+    if (await showing()) return true;
+    if (Date.now() - lastClick > 5000) {
+      lastClick = Date.now();
+      await item.click({ timeout: 5000 });
+    }
+    return false;
+  }, 30_000, 300);
   return sidebar;
 }
 
@@ -256,20 +267,24 @@ async function focusWorkbench(page: Page): Promise<void> {
 }
 
 async function openPalette(page: Page, prefix: string): Promise<void> {
-  await closeQuickInput(page);
-  let opened = false;
-  for (const key of ['F1', 'Control+Shift+P', 'F1']) {
+  const box = quickInputBox(page);
+  let problem = 'it did not open';
+  // Something taking the focus (a webview finishing its load, say) closes the palette; try again.
+  for (const key of ['F1', 'Control+Shift+P', 'F1', 'Control+Shift+P']) {
+    await closeQuickInput(page);
     await focusWorkbench(page);
     await page.keyboard.press(key);
-    opened = await quickInput(page).waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
-    if (opened) break;
+    if (!(await quickInput(page).waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false))) continue;
+    try {
+      // Typing key by key loses characters on a busy machine; fill sets the value in one step.
+      await box.fill(prefix, { timeout: 5000 });
+      await waitFor('the palette to take the text', async () => (await box.inputValue({ timeout: 1000 })) === prefix, 5000, 100);
+      return;
+    } catch (error) {
+      problem = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    }
   }
-  if (!opened) throw new Error('the command palette did not open');
-  const box = quickInputBox(page);
-  await box.waitFor({ state: 'visible' });
-  // Typing key by key loses characters on a busy machine; fill sets the value in one step.
-  await box.fill(prefix);
-  await waitFor('the palette to take the text', async () => (await box.inputValue()) === prefix, 5000, 100);
+  throw new Error(`the command palette did not take "${prefix}": ${problem}`);
 }
 
 /** Rows whose label equals `label` (ellipsis and whitespace normalised), or whose label is "<Category>: label". */
@@ -411,16 +426,29 @@ async function cursorAtColumnOne(page: Page): Promise<boolean> {
   return status === null || /Col 1\b/.test(status);
 }
 
-/** Right-clicks the active editor (on the selection, if there is one, so it is kept) and clicks `entry`. */
+/**
+ * Opens the active editor's context menu and runs `entry`. With the editor focused it uses
+ * Shift+F10 (the keyboard's right-click: same menu, and the selection cannot move under the
+ * pointer); otherwise it right-clicks on the selection (or the cursor) so the selection is kept.
+ */
 export async function editorContextMenu(page: Page, entry: string): Promise<void> {
   const editor = activeEditor(page);
-  const selected = editor.locator('.selected-text').first();
-  const target = (await selected.isVisible()) ? selected : editor.locator('.cursor').first();
-  const box = await target.boundingBox();
-  if (box !== null) {
-    await page.mouse.click(box.x + Math.max(1, box.width / 2), box.y + box.height / 2, { button: 'right' });
-  } else {
-    await editor.locator('.view-lines').click({ button: 'right' });
+  const menu = page.locator('.context-view .monaco-menu').filter({ visible: true }).first();
+  const focused = await page.locator('.part.editor .editor-group-container.active .monaco-editor.focused').first().isVisible();
+  let opened = false;
+  if (focused) {
+    await page.keyboard.press('Shift+F10');
+    opened = await menu.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false);
+  }
+  if (!opened) {
+    const selected = editor.locator('.selected-text').first();
+    const target = (await selected.isVisible()) ? selected : editor.locator('.cursor').first();
+    const box = await target.boundingBox();
+    if (box !== null) {
+      await page.mouse.click(box.x + Math.max(1, box.width / 2), box.y + box.height / 2, { button: 'right' });
+    } else {
+      await editor.locator('.view-lines').click({ button: 'right' });
+    }
   }
   await clickMenuEntry(page, entry);
 }
@@ -437,12 +465,25 @@ export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
     await page.keyboard.press('Escape');
     throw new Error(`the context menu has no "${entry}"; it shows: ${JSON.stringify(labels.filter((l) => l !== ''))}`);
   }
-  // Hover gives the entry the menu's focus, Enter runs it: a click right after the menu opens can
-  // be taken for the release of the right button and ignored.
-  const item = items.nth(index);
-  await item.locator('.action-label').first().hover();
-  await waitFor(`"${entry}" to take the menu focus`, async () => (await item.getAttribute('class', { timeout: 2000 }))?.split(/\s+/).includes('focused') === true, 5000, 100);
-  await page.keyboard.press('Enter');
+  // Arrow keys move the menu's focus to the entry, Enter runs it: the same in every version (a
+  // hover focuses the entry in 1.100 only, and a click right after the menu opens can be taken for
+  // the release of the right button and ignored).
+  const focusedLabel = (): Promise<string> => page.evaluate(() => {
+    let active = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    return active?.closest('.action-item')?.querySelector('.action-label')?.textContent ?? '';
+  });
+  let reached = false;
+  for (let step = 0; step <= labels.length * 2 && !reached; step++) {
+    if (normalizeLabel(await focusedLabel()) === wanted) reached = true;
+    else await page.keyboard.press('ArrowDown');
+  }
+  if (reached) {
+    await page.keyboard.press('Enter');
+  } else {
+    await delay(500);
+    await items.nth(index).locator('.action-label').first().click();
+  }
   await menu.waitFor({ state: 'hidden', timeout: 10_000 });
 }
 
@@ -452,7 +493,15 @@ export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
 /** Waits for a notification toast containing `text` and returns it. */
 export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = 30_000): Promise<Locator> {
   const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: text }).first();
-  await toast.waitFor({ state: 'visible', timeout: timeoutMs });
+  try {
+    await toast.waitFor({ state: 'visible', timeout: timeoutMs });
+  } catch {
+    // Say what is there instead: VS Code drops toasts when more than three arrive within 800 ms,
+    // and those then only reach the notification center (the bell in the status bar).
+    const shown = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map(normalizeLabel);
+    const bell = await page.locator('[id="status.notifications"] a, [id="status.notifications"]').first().getAttribute('aria-label').catch(() => null);
+    throw new Error(`no notification toast matching ${String(text)} within ${Math.round(timeoutMs / 1000)} s; toasts showing: ${JSON.stringify(shown)}; status bar bell: ${bell ?? '?'}`);
+  }
   return toast;
 }
 
@@ -491,30 +540,55 @@ export async function showOutputChannel(page: Page, channel: string): Promise<Lo
 }
 
 /**
- * Shows the Output view for `channel` and returns its whole text. Reads through the clipboard (select
- * all, copy) because the editor only renders the lines in view; falls back to the rendered lines.
+ * Shows the Output view for `channel` and returns its whole text. Reads it through the clipboard
+ * (select all, copy), because the editor renders only the lines in view; when that fails, reads the
+ * file the channel is written to on the server (extension channels), else the rendered lines.
  */
-export async function outputChannelText(page: Page, channel: string): Promise<string> {
+export async function outputChannelText(page: Page, channel: string, workbench?: Pick<Workbench, 'userDataDir'>): Promise<string> {
   const editor = await showOutputChannel(page, channel);
   await delay(300);
-  const rendered = (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
   try {
-    await editor.locator('.view-lines').click();
+    const box = await editor.boundingBox();
+    if (box === null) throw new Error('the Output view has no size');
+    // A plain click at the text's top left focuses the read-only editor (centre clicks can hit overlays).
+    await page.mouse.click(box.x + 40, box.y + 8);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Control+C');
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     await page.keyboard.press('ArrowDown');
-    if (copied.trim() !== '' || rendered.trim() === '') return copied;
+    if (copied.trim() !== '') return copied;
   } catch {
-    // Fall through to the rendered text.
+    // Fall through to the other ways of reading it.
   }
-  return rendered;
+  const fromFile = workbench === undefined ? undefined : outputChannelFile(workbench, channel);
+  if (fromFile !== undefined) return readFileSync(fromFile, 'utf8');
+  return (await editor.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ');
+}
+
+/**
+ * The file on the server that an extension's output channel is written to, if there is one:
+ * `logs/<session>/exthost*\/output_logging_*\/<n>-<channel>.log` (plain channels) or
+ * `logs/<session>/exthost*\/<extension id>/<channel>.log` (log channels).
+ */
+export function outputChannelFile(workbench: Pick<Workbench, 'userDataDir'>, channel: string): string | undefined {
+  const logs = path.join(workbench.userDataDir, 'logs');
+  const found: string[] = [];
+  const visit = (dir: string, depth: number): void => {
+    if (depth > 4 || !existsSync(dir)) return;
+    for (const name of readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, name.name);
+      if (name.isDirectory()) visit(full, depth + 1);
+      else if (name.name === `${channel}.log` || new RegExp(`^\\d+-${escapeRegExp(channel)}\\.log$`).test(name.name)) found.push(full);
+    }
+  };
+  visit(logs, 0);
+  return found.sort().at(-1);
 }
 
 /** Polls an output channel until its text matches (shows the channel once, then rereads). */
-export async function waitForOutputText(page: Page, channel: string, expected: string | RegExp, timeoutMs = 60_000): Promise<string> {
+export async function waitForOutputText(page: Page, channel: string, expected: string | RegExp, timeoutMs = 60_000, workbench?: Pick<Workbench, 'userDataDir'>): Promise<string> {
   return waitFor(`output channel "${channel}" to show ${String(expected)}`, async () => {
-    const text = await outputChannelText(page, channel);
+    const text = await outputChannelText(page, channel, workbench);
     return (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? text : undefined;
   }, timeoutMs, 1000);
 }
@@ -561,7 +635,12 @@ export async function captureFailure(test: Mocha.Test | undefined, workbench: Wo
   const name = `${workbench.vscodeVersion}-${test.fullTitle()}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
   try {
     const shot = await screenshot(workbench.page, name);
+    const webviews = await workbench.page.locator('iframe.webview').evaluateAll((frames) => frames.map((frame) => {
+      const box = frame.getBoundingClientRect();
+      return `${frame.className} ${/purpose=(\w+)/.exec((frame as HTMLIFrameElement).src)?.[1] ?? 'panel'} at ${Math.round(box.x)},${Math.round(box.y)} ${Math.round(box.width)}x${Math.round(box.height)} ${getComputedStyle(frame.parentElement ?? frame).visibility}`;
+    })).catch((error: unknown) => [String(error)]);
     await writeFile(path.join(resultsDir(), `${name}.log`), [
+      '--- webview frames ---', ...webviews,
       '--- code-server output ---', workbench.serverOutput(),
       '--- browser errors ---', ...workbench.browserErrors,
       '--- extension host log ---', extensionHostLog(workbench) ?? '(none)',

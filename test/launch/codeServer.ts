@@ -463,6 +463,10 @@ export async function openWorkbench(serverUrl: string, options: OpenWorkbenchOpt
       args: [...CHROMIUM_ARGS],
       viewport: { width: 1400, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
+      // Our own signal handling (util.onTerminate) closes the browser and then removes its profile.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
   } catch (error) {
     await rm(profile, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { startService } from '../../service/server';
 import { selectVersions, startCodeServer, openWorkbench, VSCODE_VERSION_OF, ensureCodeServer, type CodeServerVersion } from './codeServer';
 import { SuiteLog } from './automationLog';
-import { repoRoot, secondsSince } from './util';
+import { onTerminate, repoRoot, secondsSince } from './util';
 import { integrationWorkspaceFiles, makeWorkspace, serviceUserSettings } from './workspace';
 
 const GUARD_MS = 10 * 60_000;
@@ -43,6 +43,12 @@ async function runVersion(version: CodeServerVersion, service: { url: string; ap
   let server: Awaited<ReturnType<typeof startCodeServer>> | undefined;
   let opening: ReturnType<typeof openWorkbench> | undefined;
   let guard: NodeJS.Timeout | undefined;
+  const cleanup = async (): Promise<void> => {
+    await (await opening?.catch(() => undefined))?.close();
+    await server?.close();
+    await workspace.dispose();
+  };
+  const forgetCleanup = onTerminate(cleanup);
   try {
     const running = await startCodeServer({
       version,
@@ -89,9 +95,8 @@ async function runVersion(version: CodeServerVersion, service: { url: string; ap
     return { version, code: 1, seconds: secondsSince(started) };
   } finally {
     if (guard !== undefined) clearTimeout(guard);
-    await (await opening?.catch(() => undefined))?.close();
-    await server?.close();
-    await workspace.dispose();
+    forgetCleanup();
+    await cleanup();
   }
 }
 
