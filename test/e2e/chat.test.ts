@@ -6,7 +6,7 @@ import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, quickPick, runCommand, typeInQuickInput,
-  waitForNotification, waitForWorkbenchReady, webviewFrame, type Workbench,
+  waitForWorkbenchReady, webviewFrame, type Workbench,
 } from './workbench';
 
 function chat(page: Page): FrameLocator {
@@ -26,7 +26,7 @@ async function statusOf(frame: FrameLocator, index: number): Promise<string | nu
 }
 
 describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
-  this.timeout(240_000);
+  this.timeout(400_000);
   let workbench: Workbench | undefined;
   const wb = (): Workbench => {
     assert.ok(workbench, 'the workbench launched');
@@ -41,7 +41,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
       await runCommand(page, 'Application Query: Set API Key…');
       await quickPick(page, name);
       await typeInQuickInput(page, service.keyFor(id), { password: true });
-      await waitForNotification(page, new RegExp(`API key saved for ${name}`), 60_000);
+      await waitFor('the key check', () => service.requests.some((r) => r.method === 'GET' && r.path === `/api/applications/${id}`) || undefined, 60_000);
     }
     await openViewContainer(page, 'Application Query');
     await chat(page).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
@@ -105,9 +105,9 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await waitForWorkbenchReady(wb());
     await openViewContainer(page, 'Application Query');
     const frame = chat(page);
-    await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 60_000 });
+    await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 170_000 });
     await frame.locator('select#aq-application').selectOption('demo-assistant');
-    await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 60_000 });
+    await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 120_000 });
     assert.equal(await statusOf(frame, 0), 'done');
     assert.ok((await frame.locator('[data-role="assistant"]').first().locator('h1, h2, h3').count()) > 0, 'the answer is rendered again');
   });

@@ -14,11 +14,14 @@ function panelAnswer(page: Page): ReturnType<ReturnType<typeof webviewFrame>['lo
   return webviewFrame(page, 'panel').locator('[data-role="assistant"]').last();
 }
 
-async function setKey(page: Page, appName: string, key: string): Promise<void> {
+async function setKey(page: Page, appName: string, key: string, wb?: Workbench, appId?: string): Promise<void> {
   await runCommand(page, 'Application Query: Set API Key…');
   await quickPick(page, appName);
   await typeInQuickInput(page, key, { password: true });
-  await waitForNotification(page, new RegExp(`API key saved for ${appName}`), 60_000);
+  if (wb && appId) {
+    // Stored, then checked with the service: the check is what the service observes.
+    await waitFor('the key check', () => wb.service.requests.some((r) => r.method === 'GET' && r.path === `/api/applications/${appId}` && r.headers.authorization === `Bearer ${key}`) || undefined, 60_000);
+  }
 }
 
 describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
@@ -99,7 +102,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('shows HTTP 500 in an error notification with Retry and Show Log', async () => {
     const { page, service } = wb();
-    await setKey(page, 'Server error', service.keyFor('fail-500'));
+    await setKey(page, 'Server error', service.keyFor('fail-500'), wb(), 'fail-500');
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Server error');
     await typeInQuickInput(page, 'hello');
@@ -113,7 +116,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('Stop Query keeps the partial answer and is not reported as an error', async () => {
     const { page, service } = wb();
-    await setKey(page, 'Stall', service.keyFor('stall'));
+    await setKey(page, 'Stall', service.keyFor('stall'), wb(), 'stall');
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Stall');
     await typeInQuickInput(page, 'hello');
