@@ -67,9 +67,26 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
     'text/plain markdown with <script>, onerror, svg onload, iframe, remote images, command: and javascript: links'),
 ]);
 
-/** The application with that id, if the service has one. */
-export function findApplication(id: string): DemoApplication | undefined {
-  return APPLICATIONS.find((a) => a.id === id);
+/** The most load applications a service may add (see {@link loadApplications}). */
+export const MAX_LOAD_APPLICATIONS = 99;
+
+/**
+ * `count` extra applications for load tests, `load-01`, `load-02`…: each streams like `bulk`
+ * (deterministic UTF-8, `size`, `chunkBytes` and `paceMs` from the request body) under its own key.
+ */
+export function loadApplications(count: number): DemoApplication[] {
+  if (!Number.isInteger(count) || count < 0 || count > MAX_LOAD_APPLICATIONS) {
+    throw new RangeError(`loadApplications must be an integer between 0 and ${MAX_LOAD_APPLICATIONS}`);
+  }
+  return Array.from({ length: count }, (_, i) => {
+    const n = String(i + 1).padStart(2, '0');
+    return app(`load-${n}`, `Load ${n}`, 'One of several identical applications for load tests.', 'like bulk: "size", "chunkBytes", "paceMs" from the body');
+  });
+}
+
+/** Whether an application streams like `bulk` (bulk itself and the load applications). */
+export function isBulkLike(id: string): boolean {
+  return id === 'bulk' || /^load-\d{2}$/.test(id);
 }
 
 /** The application's JSON record as `GET /api/applications/{id}` returns it. */

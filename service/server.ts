@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
   APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
-  createPrng, cutoffPrefix, demoAnswer, deriveKey, findApplication, hostileMarkdown, requestSeed, splitIntoPieces,
+  createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
   type DemoApplication,
 } from './apps';
 import { frameAnswer, isFramedApplication } from './framing';
@@ -36,6 +36,8 @@ export interface ServiceOptions {
   redirectTarget?: string;
   /** How long `slow-headers` waits before its headers (default 30 000 ms). */
   slowHeadersMs?: number;
+  /** Adds this many load applications, `load-01`… (default 0; see `loadApplications`). */
+  loadApplications?: number;
 }
 
 /** One request as the service received it. */
@@ -315,7 +317,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
   const slowHeadersMs = Math.max(0, options.slowHeadersMs ?? 30_000);
   const quiet = options.quiet ?? false;
   const requests: RecordedRequest[] = [];
-  const keys = new Map<string, string>(APPLICATIONS.map((a) => [a.id, deriveKey(seed, a.id)]));
+  const applications: readonly DemoApplication[] = Object.freeze([...APPLICATIONS, ...loadApplications(options.loadApplications ?? 0)]);
+  const findApplication = (id: string): DemoApplication | undefined => applications.find((a) => a.id === id);
+  const keys = new Map<string, string>(applications.map((a) => [a.id, deriveKey(seed, a.id)]));
   const appByKey = new Map<string, string>([...keys].map(([id, key]) => [key, id]));
   const bulkCache = new Map<number, Buffer>();
   let origin = '';
@@ -373,7 +377,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
     } else if (path === '/__control/keys' && req.method === 'GET') {
       json(200, Object.fromEntries(keys));
     } else if (path === '/__control/applications' && req.method === 'GET') {
-      json(200, APPLICATIONS);
+      json(200, applications);
     } else {
       json(404, { error: 'Unknown control route' });
     }
@@ -381,7 +385,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
 
   const runApplication = async (ex: Exchange, app: DemoApplication, raw: Buffer, body: Record<string, unknown>): Promise<void> => {
     const rseed = requestSeed(seed, body);
-    switch (app.id) {
+    switch (isBulkLike(app.id) ? 'bulk' : app.id) {
       case 'demo-assistant':
         begin(ex, 200, TEXT_HEADERS);
         return streamPaced(ex, splitIntoPieces(demoAnswer(body), rseed), paceMs, rseed);
@@ -552,11 +556,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
     }
     switch (endpoint) {
       case 'me':
-        return sendJson(ex, 200, { application: auth.appId, applications: APPLICATIONS.map((a) => a.id) });
+        return sendJson(ex, 200, { application: auth.appId, applications: applications.map((a) => a.id) });
       case 'health':
-        return sendJson(ex, 200, { status: 'ok', applications: APPLICATIONS.length });
+        return sendJson(ex, 200, { status: 'ok', applications: applications.length });
       case 'applications':
-        return sendJson(ex, 200, APPLICATIONS.map(applicationRecord));
+        return sendJson(ex, 200, applications.map(applicationRecord));
       case 'not-json':
         return sendText(ex, 200, 'text/html; charset=utf-8', CAPTIVE_PORTAL_HTML);
       default:
@@ -626,7 +630,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
 
   return {
     url: listener.url,
-    applications: APPLICATIONS,
+    applications,
     keyFor(applicationId: string): string {
       const key = keys.get(applicationId);
       if (key === undefined) {

@@ -9,7 +9,7 @@ import type { QueryService } from '../query/queryService';
 import type { QueryRegistry } from '../query/registry';
 import type { QueryContext, QueryInput, QueryOutcome, QuerySink } from '../query/types';
 import type { KeyStore } from '../secrets/keyStore';
-import { copyText, insertAtCursor, openInEditor, openLink } from '../webviewHost/actions';
+import { background, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
 import { WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
@@ -45,9 +45,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly deps: ChatDeps) {
-    const refresh = (): void => void this.refreshApplications();
+    const refresh = (): void => background(this.refreshApplications(), 'Reading the applications and their keys');
     this.disposables.push(deps.settings.onDidChange(refresh), deps.keys.onDidChange(refresh), deps.current.onDidChange(() => this.onCurrentChanged()));
-    void this.refreshApplications();
+    refresh();
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -102,11 +102,15 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   }
 
   private onMessage(message: WebviewToHost): void {
+    if (isContentAction(message)) {
+      runContentAction(message, this.appId);
+      return;
+    }
     switch (message.type) {
       case 'ready':
         break;
       case 'send':
-        void this.send(message.text);
+        background(this.send(message.text), 'Sending the question');
         break;
       case 'stop':
         if (message.turnId) {
@@ -118,11 +122,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         }
         break;
       case 'retry':
-        void this.retry(message.turnId);
+        background(this.retry(message.turnId), 'Retry');
         break;
       case 'selectApplication':
         if (this.deps.settings.resolve(message.applicationId)) {
-          void this.deps.current.set(message.applicationId);
+          background(this.deps.current.set(message.applicationId), 'Choosing the application');
         }
         break;
       case 'attach':
@@ -132,26 +136,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         this.attachments = this.attachments.filter((a) => a.id !== message.id);
         this.postAttachments();
         break;
-      case 'copy':
-        void copyText(message.text);
-        break;
-      case 'insertCode':
-        void insertAtCursor(message.code);
-        break;
-      case 'openCode':
-        void openInEditor(message.code, message.language);
-        break;
-      case 'openLink':
-        void openLink(message.href);
-        break;
       case 'clear':
-        void this.clear();
+        background(this.clear(), 'Clearing the conversation');
         break;
       case 'exportMarkdown':
-        void this.exportMarkdown();
-        break;
-      case 'setApiKey':
-        void vscode.commands.executeCommand('applicationQuery.setApiKey', this.appId);
+        background(this.exportMarkdown(), 'Export as Markdown');
         break;
       default:
         assertNever(message);
@@ -217,7 +206,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     this.deps.history.add(turn);
     this.inputs.set(turn.id, input);
     this.bridge?.post({ type: 'turnStart', turn });
-    void this.deps.history.save();
+    background(this.deps.history.save(), 'Saving the chat history');
     const controller = new AbortController();
     this.running.set(turn.id, controller);
     const shown = (): boolean => this.appId === input.applicationId;

@@ -1,8 +1,8 @@
 import { redact, validateApiKey } from './apiKey';
 import { validateBaseUrl } from './baseUrl';
-import { AbortedError, HttpStatusError, InvalidJsonError, parseRetryAfter, QueryError, RedirectError } from './errors';
+import { InvalidJsonError, QueryError } from './errors';
 import { mediaType } from './formats';
-import { discardBody, plainExcerpt, readLimitedText, sanitizeError, Transfer } from './http';
+import { discardBody, openExchange, plainExcerpt, readLimitedText, sanitizeError, Transfer } from './http';
 
 /** The largest JSON body a GET may return. */
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
@@ -90,44 +90,18 @@ async function get(req: GetRequest, secrets: readonly string[]): Promise<{ url: 
   const timeout = req.timeoutMs ?? 0;
   const transfer = new Transfer(req.signal, timeout, timeout);
   try {
-    if (transfer.abortedBy === 'user') {
-      throw new AbortedError();
-    }
-    const fetchImpl = req.fetchImpl ?? globalThis.fetch;
-    let response: Response;
-    transfer.startHeaders();
-    try {
-      response = await fetchImpl(url, {
-        method: 'GET',
-        headers: { Authorization: `Bearer ${req.apiKey}`, Accept: 'application/json, */*;q=0.5' },
-        redirect: 'manual',
-        cache: 'no-store',
-        signal: transfer.controller.signal,
-      });
-    } catch (error) {
-      throw transfer.connectError(error, base.origin);
-    } finally {
-      transfer.stopHeaders();
-    }
+    const response = await openExchange({
+      url,
+      origin: base.origin,
+      method: 'GET',
+      headers: { Authorization: `Bearer ${req.apiKey}`, Accept: 'application/json, */*;q=0.5' },
+      fetchImpl: req.fetchImpl,
+      transfer,
+      secrets,
+      excerptBytes: EXCERPT_BYTES,
+    });
     const { status, headers } = response;
     const contentType = headers.get('content-type') ?? '';
-    if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
-      discardBody(response.body, transfer);
-      const location = headers.get('location');
-      let target: string | undefined;
-      if (location !== null && location.trim() !== '') {
-        try {
-          target = new URL(location.trim(), url).href;
-        } catch {
-          target = location.trim();
-        }
-      }
-      throw new RedirectError(status, target === undefined ? undefined : redact(target, secrets));
-    }
-    if (status < 200 || status >= 300) {
-      const { text } = await readLimitedText(response.body, transfer, EXCERPT_BYTES);
-      throw new HttpStatusError(status, response.statusText, redact(plainExcerpt(text, contentType), secrets), parseRetryAfter(headers.get('retry-after')));
-    }
     if (status === 204) {
       discardBody(response.body, transfer);
       return { url, status, json: null, bytes: 0 };

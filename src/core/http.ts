@@ -2,7 +2,7 @@
 // failures into plain-language errors. Internal to core/.
 import { redact } from './apiKey';
 import { Utf8StreamDecoder } from './decode';
-import { AbortedError, NetworkError, StreamInterruptedError, TimeoutError, type QueryError } from './errors';
+import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, RedirectError, StreamInterruptedError, TimeoutError, type QueryError } from './errors';
 import { mediaType } from './formats';
 
 /** Why a request's connection was aborted by us: the user, a timeout, or because we are done with it. */
@@ -376,4 +376,76 @@ export function sanitizeError(error: unknown, secrets: readonly string[]): unkno
     return error;
   }
   return typeof error === 'string' ? redact(error, secrets) : error;
+}
+
+/** One request as both clients send it. */
+export interface Exchange {
+  readonly url: string;
+  /** The base URL's origin, for the connection error messages. */
+  readonly origin: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly fetchImpl?: typeof fetch;
+  readonly transfer: Transfer;
+  /** Redacted from anything an error quotes (the key). */
+  readonly secrets: readonly string[];
+  /** How much of a failure's body is kept for its excerpt. */
+  readonly excerptBytes: number;
+}
+
+/**
+ * Sends the request under the transfer's signal and headers timer, never following a redirect and
+ * never sending anything from the cache, and returns the response when it is a 2xx. A 3xx becomes
+ * a {@link RedirectError} naming the target, any other status an {@link HttpStatusError} with a
+ * plain, redacted excerpt of the body and the Retry-After wait; connection failures become
+ * {@link NetworkError}, {@link TimeoutError} or {@link AbortedError}.
+ */
+export async function openExchange(exchange: Exchange): Promise<Response> {
+  const { transfer, url } = exchange;
+  if (transfer.abortedBy === 'user') {
+    throw new AbortedError();
+  }
+  const fetchImpl = exchange.fetchImpl ?? globalThis.fetch;
+  let response: Response;
+  transfer.startHeaders();
+  try {
+    response = await fetchImpl(url, {
+      method: exchange.method,
+      headers: exchange.headers,
+      body: exchange.body,
+      redirect: 'manual',
+      cache: 'no-store',
+      signal: transfer.controller.signal,
+    });
+  } catch (error) {
+    throw transfer.connectError(error, exchange.origin);
+  } finally {
+    transfer.stopHeaders();
+  }
+  const { status, headers } = response;
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+    discardBody(response.body, transfer);
+    throw new RedirectError(status, resolveLocation(headers.get('location'), url, exchange.secrets));
+  }
+  if (status < 200 || status >= 300) {
+    const { text } = await readLimitedText(response.body, transfer, exchange.excerptBytes);
+    const excerpt = redact(plainExcerpt(text, headers.get('content-type') ?? ''), exchange.secrets);
+    throw new HttpStatusError(status, response.statusText, excerpt, parseRetryAfter(headers.get('retry-after')));
+  }
+  return response;
+}
+
+/** A redirect's Location as an absolute URL (relative to the request), redacted. */
+function resolveLocation(location: string | null, requestUrl: string, secrets: readonly string[]): string | undefined {
+  if (location === null || location.trim() === '') {
+    return undefined;
+  }
+  let resolved: string;
+  try {
+    resolved = new URL(location.trim(), requestUrl).href;
+  } catch {
+    resolved = location.trim();
+  }
+  return redact(resolved, secrets);
 }

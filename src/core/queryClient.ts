@@ -1,10 +1,10 @@
-import { redact, validateApiKey } from './apiKey';
+import { validateApiKey } from './apiKey';
 import { validateApplicationId, type ResponseFormat } from './applications';
 import { validateBaseUrl } from './baseUrl';
 import { CUT_CHARACTER_WARNING, Utf8StreamDecoder } from './decode';
-import { AbortedError, HttpStatusError, parseRetryAfter, QueryError, RedirectError, UnexpectedContentError } from './errors';
+import { AbortedError, QueryError, UnexpectedContentError } from './errors';
 import { detectFormatFromHeaders, mediaType, parseFormat, sniffFormat, type WireFormat } from './formats';
-import { discardBody, plainExcerpt, readLimitedText, sanitizeError, Transfer } from './http';
+import { discardBody, openExchange, sanitizeError, Transfer } from './http';
 
 /** One query to send: where, with which key, what body, and how to stream the answer. */
 export interface QueryRequest {
@@ -95,41 +95,18 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
   const transfer = new Transfer(req.signal, req.headersTimeoutMs ?? 0, req.idleTimeoutMs ?? 0);
   let handedOver = false;
   try {
-    if (transfer.abortedBy === 'user') {
-      throw new AbortedError();
-    }
-    const fetchImpl = req.fetchImpl ?? globalThis.fetch;
-    let response: Response;
-    transfer.startHeaders();
-    try {
-      response = await fetchImpl(url, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          Authorization: `Bearer ${req.apiKey}`,
-          Accept: QUERY_ACCEPT,
-        },
-        body,
-        redirect: 'manual',
-        cache: 'no-store',
-        signal: transfer.controller.signal,
-      });
-    } catch (error) {
-      throw transfer.connectError(error, base.origin);
-    } finally {
-      transfer.stopHeaders();
-    }
-
+    const response = await openExchange({
+      url,
+      origin: base.origin,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${req.apiKey}`, Accept: QUERY_ACCEPT },
+      body,
+      fetchImpl: req.fetchImpl,
+      transfer,
+      secrets,
+      excerptBytes: EXCERPT_BYTES,
+    });
     const { status, headers } = response;
-    if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
-      discardBody(response.body, transfer);
-      throw new RedirectError(status, resolveLocation(headers.get('location'), url, secrets));
-    }
-    if (status < 200 || status >= 300) {
-      const { text } = await readLimitedText(response.body, transfer, EXCERPT_BYTES);
-      const excerpt = redact(plainExcerpt(text, headers.get('content-type') ?? ''), secrets);
-      throw new HttpStatusError(status, response.statusText, excerpt, parseRetryAfter(headers.get('retry-after')));
-    }
     const contentType = headers.get('content-type') ?? '';
     const type = mediaType(contentType);
     if (type === 'text/html' || type === 'application/xhtml+xml') {
@@ -292,15 +269,3 @@ async function* watch(
   }
 }
 
-function resolveLocation(location: string | null, requestUrl: string, secrets: readonly string[]): string | undefined {
-  if (location === null || location.trim() === '') {
-    return undefined;
-  }
-  let resolved: string;
-  try {
-    resolved = new URL(location.trim(), requestUrl).href;
-  } catch {
-    resolved = location.trim();
-  }
-  return redact(resolved, secrets);
-}

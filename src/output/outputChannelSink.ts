@@ -1,16 +1,9 @@
 import * as vscode from 'vscode';
 import { TextBatcher } from '../core/batcher';
 import { formatBytes, formatDuration } from '../core/format';
+import { SerialSections } from '../core/sections';
 import { ANSWER_CHANNEL } from '../log/log';
 import type { QueryInfo, QueryOutcome, QuerySink } from '../query/types';
-
-/** One query's part of the channel: live when it is at the head of the queue, buffered otherwise. */
-interface Section {
-  info: QueryInfo | undefined;
-  pending: string;
-  status?: number;
-  ended?: QueryOutcome;
-}
 
 /**
  * The "Application Query" output channel. Each answer gets a header line, its text as it streams
@@ -19,57 +12,31 @@ interface Section {
  */
 export class AnswerChannel implements vscode.Disposable {
   private readonly channel: vscode.OutputChannel;
-  private readonly queue: Section[] = [];
   private readonly batcher: TextBatcher;
+  private readonly sections: SerialSections;
 
   constructor() {
     this.channel = vscode.window.createOutputChannel(ANSWER_CHANNEL);
     this.batcher = new TextBatcher((text) => this.channel.append(text), 50);
+    this.sections = new SerialSections((text) => this.batcher.push(text));
   }
 
   /** A sink for one query. */
   sink(): QuerySink {
-    const section: Section = { info: undefined, pending: '' };
-    this.queue.push(section);
+    const section = this.sections.open();
     return {
       start: (info) => {
-        section.info = info;
-        if (this.queue[0] === section) {
-          this.batcher.push(header(info));
-        }
+        section.begin(header(info));
         this.channel.show(true);
       },
-      status: (status) => {
-        section.status = status;
-      },
-      append: (text) => {
-        if (this.queue[0] === section) {
-          this.batcher.push(text);
-        } else {
-          section.pending += text;
-        }
-      },
+      status: () => undefined,
+      append: (text) => section.append(text),
       end: (outcome) => {
-        section.ended = outcome;
-        if (this.queue[0] === section) {
-          this.finishHead();
-        }
+        section.end(footer(outcome));
+        // The footer says the answer is complete: show it now rather than with the next batch.
+        this.batcher.flushNow();
       },
     };
-  }
-
-  /** Writes the head's footer, then lets the next answers in the queue catch up. */
-  private finishHead(): void {
-    while (this.queue.length > 0 && this.queue[0].ended) {
-      const done = this.queue.shift()!;
-      this.batcher.push(footer(done.ended!));
-      const next = this.queue[0];
-      if (next?.info) {
-        this.batcher.push(header(next.info) + next.pending);
-        next.pending = '';
-      }
-    }
-    this.batcher.flushNow();
   }
 
   /** Reveals the channel. */

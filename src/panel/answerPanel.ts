@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { assertNever, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
 import type { QueryRegistry } from '../query/registry';
 import type { QueryInfo, QueryOutcome, QuerySink } from '../query/types';
-import { copyText, insertAtCursor, openInEditor, openLink } from '../webviewHost/actions';
+import { background, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
 import { WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 
@@ -151,6 +151,10 @@ class AnswerPanel {
   }
 
   private onMessage(message: WebviewToHost): void {
+    if (isContentAction(message)) {
+      runContentAction(message, this.applicationId);
+      return;
+    }
     switch (message.type) {
       case 'ready':
         break;
@@ -162,23 +166,8 @@ class AnswerPanel {
       case 'retry':
         this.retry?.();
         break;
-      case 'copy':
-        void copyText(message.text);
-        break;
-      case 'insertCode':
-        void insertAtCursor(message.code);
-        break;
-      case 'openCode':
-        void openInEditor(message.code, message.language);
-        break;
-      case 'openLink':
-        void openLink(message.href);
-        break;
       case 'exportMarkdown':
-        void openInEditor(this.answer?.text ?? '', 'markdown');
-        break;
-      case 'setApiKey':
-        void vscode.commands.executeCommand('applicationQuery.setApiKey', this.applicationId);
+        background(openInEditor(this.answer?.text ?? '', 'markdown'), 'Open as Markdown');
         break;
       case 'send':
       case 'selectApplication':

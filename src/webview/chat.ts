@@ -3,7 +3,7 @@ import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
-import { Announcer, AutoScroller, Transcript, announcement, type TurnEnd } from './transcript';
+import { Announcer, AutoScroller, Transcript, type TurnEnd } from './transcript';
 
 /** The sidebar Chat view: application picker, transcript, composer. */
 export class ChatView implements SurfaceView {
@@ -103,14 +103,9 @@ export class ChatView implements SurfaceView {
   }
 
   endTurn(message: TurnEnd): void {
-    const view = this.transcript.assistant(message.turnId);
-    if (view === undefined) {
-      return;
-    }
-    const wasStreaming = view.status === 'streaming';
-    view.end(message);
-    if (wasStreaming) {
-      this.announcer.say(announcement(message.status, view.httpStatus));
+    const said = this.transcript.end(message);
+    if (said !== undefined) {
+      this.announcer.say(said);
     }
     this.refresh();
   }

@@ -212,6 +212,21 @@ export class Transcript {
     return view instanceof AssistantTurnView ? view : undefined;
   }
 
+  /**
+   * Ends an answer (done, stopped, error, interrupted) and returns what to announce to screen
+   * readers: a sentence when it was streaming until now, undefined otherwise (an unknown turn, or
+   * the end replayed after a state update).
+   */
+  end(message: TurnEnd): string | undefined {
+    const view = this.assistant(message.turnId);
+    if (view === undefined) {
+      return undefined;
+    }
+    const wasStreaming = view.status === 'streaming';
+    view.end(message);
+    return wasStreaming ? announcement(message.status, view.httpStatus) : undefined;
+  }
+
   /** The latest answer. */
   lastAssistant(): AssistantTurnView | undefined {
     let last: AssistantTurnView | undefined;

@@ -1,5 +1,47 @@
 import * as vscode from 'vscode';
 import { userEditor } from '../commands/editorContext';
+import type { WebviewToHost } from '../protocol/messages';
+
+/** Messages about an answer's content that every surface handles the same way. */
+export type ContentAction = Extract<WebviewToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
+
+const CONTENT_ACTIONS: ReadonlySet<WebviewToHost['type']> = new Set<ContentAction['type']>(['copy', 'insertCode', 'openCode', 'openLink', 'setApiKey']);
+
+/** Whether `message` is one of the shared content actions (narrows it for the caller's own switch). */
+export function isContentAction(message: WebviewToHost): message is ContentAction {
+  return CONTENT_ACTIONS.has(message.type);
+}
+
+/**
+ * Runs a content action from a webview. Failures (an editor that went read-only, a clipboard the
+ * platform refuses) become a warning instead of an unhandled rejection in the extension host.
+ */
+export function runContentAction(message: ContentAction, applicationId: string | undefined): void {
+  background(contentAction(message, applicationId), 'That action');
+}
+
+function contentAction(message: ContentAction, applicationId: string | undefined): Thenable<unknown> {
+  switch (message.type) {
+    case 'copy':
+      return copyText(message.text);
+    case 'insertCode':
+      return insertAtCursor(message.code);
+    case 'openCode':
+      return openInEditor(message.code, message.language);
+    case 'openLink':
+      return openLink(message.href);
+    case 'setApiKey':
+      return vscode.commands.executeCommand('applicationQuery.setApiKey', applicationId);
+  }
+}
+
+/** Lets a task run on its own; if it fails, says so in a warning rather than leaving the rejection unhandled. */
+export function background(task: Thenable<unknown>, what: string): void {
+  task.then(undefined, (error: unknown) => {
+    const reason = error instanceof Error ? error.message : String(error);
+    void vscode.window.showWarningMessage(`${what} did not complete: ${reason}`);
+  });
+}
 
 /** Copies text to the clipboard and says so in the status bar. */
 export async function copyText(text: string): Promise<void> {
@@ -14,11 +56,15 @@ export async function insertAtCursor(code: string): Promise<void> {
     void vscode.window.showWarningMessage('Open an editor first: there is no cursor to insert the code at.');
     return;
   }
-  await editor.edit((edit) => {
+  const applied = await editor.edit((edit) => {
     for (const selection of editor.selections) {
       edit.replace(selection, code);
     }
   });
+  if (!applied) {
+    void vscode.window.showWarningMessage(`Could not insert the code into ${editor.document.fileName}: the editor refused the edit (is it read-only?).`);
+    return;
+  }
   await vscode.window.showTextDocument(editor.document, editor.viewColumn);
 }
 

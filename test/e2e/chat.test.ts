@@ -6,15 +6,15 @@ import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, quickPick, runCommand, typeInQuickInput,
-  waitForWorkbenchReady, webviewFrame, type Workbench,
+  surfaceFrame, waitForWorkbenchReady, type Workbench,
 } from './workbench';
 
-function chat(page: Page): FrameLocator {
-  return webviewFrame(page, 'applicationQuery.chat');
+function chat(page: Page, timeoutMs?: number): Promise<FrameLocator> {
+  return surfaceFrame(page, 'chat', timeoutMs);
 }
 
 async function ask(page: Page, applicationId: string, question: string): Promise<void> {
-  const frame = chat(page);
+  const frame = await chat(page);
   await frame.locator('select#aq-application').selectOption(applicationId);
   const input = frame.locator('textarea[aria-label="Ask the application"]');
   await input.fill(question);
@@ -44,7 +44,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
       await waitFor('the key check', () => service.requests.some((r) => r.method === 'GET' && r.path === `/api/applications/${id}`) || undefined, 60_000);
     }
     await openViewContainer(page, 'Application Query');
-    await chat(page).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
+    await (await chat(page)).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
   });
   afterEach(async function () {
     await captureFailure(this.currentTest, workbench);
@@ -56,7 +56,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
   it('streams an answer into the transcript, rendered as markdown', async () => {
     const { page, service } = wb();
     await ask(page, 'demo-assistant', 'How do I reverse a list?');
-    const frame = chat(page);
+    const frame = await chat(page);
     await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 30_000 });
     await waitFor('the answer to finish', async () => (await statusOf(frame, 0)) === 'done' || undefined, 90_000);
     const answer = frame.locator('[data-role="assistant"]').first();
@@ -71,7 +71,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
   it('Stop keeps the partial answer', async () => {
     const { page } = wb();
     await ask(page, 'stall', 'Tell me a long story');
-    const frame = chat(page);
+    const frame = await chat(page);
     const answer = frame.locator('[data-role="assistant"]').last();
     await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
     const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
@@ -87,7 +87,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await activeEditor(page).locator('.view-lines').click();
     await page.keyboard.press('Control+End');
     await openViewContainer(page, 'Application Query');
-    const frame = chat(page);
+    const frame = await chat(page);
     await frame.locator('select#aq-application').selectOption('demo-assistant');
     const code = frame.locator('[data-role="assistant"]').first().locator('.aq-code').first();
     await code.waitFor({ state: 'visible', timeout: 30_000 });
@@ -104,8 +104,8 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await page.reload();
     await waitForWorkbenchReady(wb());
     await openViewContainer(page, 'Application Query');
-    const frame = chat(page);
-    await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 170_000 });
+    const frame = await chat(page, 170_000);
+    await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 30_000 });
     await frame.locator('select#aq-application').selectOption('demo-assistant');
     await frame.locator('[data-role="user"]', { hasText: 'How do I reverse a list?' }).waitFor({ state: 'visible', timeout: 120_000 });
     assert.equal(await statusOf(frame, 0), 'done');

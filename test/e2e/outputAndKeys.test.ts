@@ -9,7 +9,7 @@ import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   captureFailure, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick, runCommand,
-  typeInQuickInput, waitForOutputText, webviewFrame, type Workbench,
+  typeInQuickInput, surfaceFrame, waitForOutputText, type Workbench,
 } from './workbench';
 
 /** Every file below `dir` (skipping what cannot be read). */
@@ -111,7 +111,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     const seen: string[] = [center];
     // The Chat view with this application, and the request it makes.
     await openViewContainer(page, 'Application Query');
-    const chat = webviewFrame(page, 'applicationQuery.chat');
+    const chat = await surfaceFrame(page, 'chat');
     await chat.locator('select#aq-application').selectOption('fail-401');
     const input = chat.locator('textarea[aria-label="Ask the application"]');
     await input.fill('hello from the chat');

@@ -1,17 +1,17 @@
 // The command flows as a person drives them: Set API Key…, right-click a selection, the answer panel,
 // failure notifications with their status codes, and Stop.
 import * as assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   captureFailure, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand,
-  selectLines, typeInQuickInput, waitForNotification, webviewFrame, type Workbench,
+  selectLines, typeInQuickInput, surfaceFrame, waitForNotification, type Workbench,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
-function panelAnswer(page: Page): ReturnType<ReturnType<typeof webviewFrame>['locator']> {
-  return webviewFrame(page, 'panel').locator('[data-role="assistant"]').last();
+async function panelAnswer(page: Page): Promise<Locator> {
+  return (await surfaceFrame(page, 'panel')).locator('[data-role="assistant"]').last();
 }
 
 async function setKey(page: Page, appName: string, key: string, wb?: Workbench, appId?: string): Promise<void> {
@@ -75,10 +75,10 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await editorContextMenu(page, 'Query Application with Selection');
     await quickPick(page, 'Demo Assistant');
     await typeInQuickInput(page, 'Explain this function');
-    const answer = panelAnswer(page);
+    const answer = await panelAnswer(page);
     await answer.waitFor({ state: 'attached', timeout: 60_000 });
     await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);
-    const frame = webviewFrame(page, 'panel');
+    const frame = await surfaceFrame(page, 'panel');
     assert.ok((await answer.locator('.aq-answer h1, .aq-answer h2, .aq-answer h3').count()) > 0, 'the markdown heading is rendered');
     assert.ok((await answer.locator('.aq-code, pre code').count()) > 0, 'the code block is rendered');
     assert.match((await frame.locator('[data-role="http-status"]').first().textContent()) ?? '', /200/);
@@ -106,6 +106,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Server error');
     await typeInQuickInput(page, 'hello');
+    await waitFor('the query to reach the service', () => service.requests.find((r) => r.path === '/api/applications/fail-500/query' && r.status === 500), 30_000);
     // Toasts can be dropped when several arrive at once; the notification center keeps them all.
     await runCommand(page, 'Notifications: Show Notifications');
     const center = await waitFor('the 500 notification', async () => {
@@ -123,7 +124,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Stall');
     await typeInQuickInput(page, 'hello');
-    const answer = panelAnswer(page);
+    const answer = await panelAnswer(page);
     await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
     const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
     await runCommand(page, 'Application Query: Stop Query');

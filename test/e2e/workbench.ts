@@ -380,6 +380,9 @@ export async function typeInQuickInput(page: Page, text: string, options: { pass
   await box.fill(text);
   await waitFor('the input to take the text', async () => (await box.inputValue()) === text, 5000, 100);
   await box.press('Enter');
+  // Wait until the box has taken the Enter (it closes, or the next prompt replaces the text):
+  // an Escape sent before that, by the next palette command say, would cancel the input instead.
+  await waitFor('the input box to accept', async () => !(await quickInput(page).isVisible()) || (await box.inputValue({ timeout: 1000 }).catch(() => '')) !== text, 10_000, 100);
 }
 
 /** The prompt or validation message under the open input box. */
@@ -593,20 +596,27 @@ export async function waitForOutputText(page: Page, channel: string, expected: s
   }, timeoutMs, 1000);
 }
 
+/** Which of the extension's webviews: the sidebar Chat view or an answer panel (`body[data-surface]`). */
+export type Surface = 'chat' | 'panel';
+
 /**
- * A webview's own document. `which`: a view id (e.g. "applicationQuery.chat") or "view" picks the
- * visible webview view; any other string (e.g. a panel title) or nothing picks the visible webview
- * panel if there is one, else the last visible webview.
+ * The document of the visible webview that shows `surface`, found by what it shows rather than by
+ * how VS Code built its frame (a view restored after a reload has a differently built URL). The
+ * latest one when there are several; waits up to `timeoutMs` for one to appear. The frame is
+ * pinned by the webview's id, so it stays the same frame while other webviews come and go.
  */
-export function webviewFrame(page: Page, which?: string): FrameLocator {
-  const all = page.locator('iframe.webview.ready').filter({ visible: true });
-  const views = all.and(page.locator('iframe[src*="purpose=webviewView"]'));
-  const panels = all.and(page.locator('iframe:not([src*="purpose=webviewView"])'));
-  let outer: Locator;
-  if (which !== undefined && (which === 'view' || /^[\w-]+\.[\w.-]+$/.test(which))) outer = views.last();
-  else if (which !== undefined) outer = panels.last();
-  else outer = panels.or(views).last();
-  return outer.contentFrame().locator('iframe#active-frame').contentFrame();
+export async function surfaceFrame(page: Page, surface: Surface, timeoutMs = 60_000): Promise<FrameLocator> {
+  const inner = (outer: Locator): FrameLocator => outer.contentFrame().locator('iframe#active-frame').contentFrame();
+  const name = await waitFor(`a visible webview showing the ${surface}`, async () => {
+    const frames = page.locator('iframe.webview.ready').filter({ visible: true });
+    for (let i = (await frames.count()) - 1; i >= 0; i--) {
+      const frame = frames.nth(i);
+      const shows = await inner(frame).locator(`body[data-surface="${surface}"]`).count().catch(() => 0);
+      if (shows > 0) return (await frame.getAttribute('name').catch(() => null)) ?? undefined;
+    }
+    return undefined;
+  }, timeoutMs, 250);
+  return inner(page.locator(`iframe.webview[name="${cssString(name)}"]`));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,21 +643,44 @@ export async function screenshot(page: Page, file: string): Promise<string> {
 export async function captureFailure(test: Mocha.Test | undefined, workbench: Workbench | undefined): Promise<void> {
   if (test?.state !== 'failed' || workbench === undefined) return;
   const name = `${workbench.vscodeVersion}-${test.fullTitle()}`.replace(/[^\w.-]+/g, '_').slice(0, 150);
+  const { page } = workbench;
   try {
-    const shot = await screenshot(workbench.page, name);
-    const webviews = await workbench.page.locator('iframe.webview').evaluateAll((frames) => frames.map((frame) => {
+    const shot = await screenshot(page, name).catch((error: unknown) => `(no screenshot: ${String(error)})`);
+    const webviews = await page.locator('iframe.webview').evaluateAll((frames) => frames.map((frame) => {
       const box = frame.getBoundingClientRect();
-      return `${frame.className} ${/purpose=(\w+)/.exec((frame as HTMLIFrameElement).src)?.[1] ?? 'panel'} at ${Math.round(box.x)},${Math.round(box.y)} ${Math.round(box.width)}x${Math.round(box.height)} ${getComputedStyle(frame.parentElement ?? frame).visibility}`;
+      const src = (frame as HTMLIFrameElement).src;
+      const purpose = /[?&]purpose=(\w+)/.exec(src)?.[1] ?? (src.includes('?') ? 'panel' : `src ${src.slice(0, 60) || '(empty)'}`);
+      return `${frame.className} ${purpose} at ${Math.round(box.x)},${Math.round(box.y)} ${Math.round(box.width)}x${Math.round(box.height)} ${getComputedStyle(frame.parentElement ?? frame).visibility}`;
     })).catch((error: unknown) => [String(error)]);
+    const panes = await page.locator('.part.sidebar .pane').evaluateAll((elements) => elements.map((pane) => {
+      const title = pane.querySelector('.pane-header h3.title')?.textContent ?? '?';
+      const expanded = pane.querySelector('.pane-header')?.getAttribute('aria-expanded');
+      const busy = pane.querySelector('.monaco-progress-container.active') !== null;
+      return `${title} expanded=${expanded ?? '?'}${busy ? ' (progress bar running)' : ''}`;
+    })).catch((error: unknown) => [String(error)]);
+    const notifications = (await page.locator('.notification-toast, .notifications-center .notification-list-item').allInnerTexts().catch(() => [])).map(normalizeLabel);
+    const hostLog = extensionHostLog(workbench) ?? '(none)';
     await writeFile(path.join(resultsDir(), `${name}.log`), [
       '--- webview frames ---', ...webviews,
+      '--- side bar panes ---', ...panes,
+      '--- notifications ---', ...notifications,
       '--- code-server output ---', workbench.serverOutput(),
       '--- browser errors ---', ...workbench.browserErrors,
-      '--- extension host log ---', extensionHostLog(workbench) ?? '(none)',
+      '--- extension host log ---', hostLog,
     ].join('\n'));
+    // The same in brief on stdout: CI keeps the console, not test-results/.
+    const brief = [
+      `webview frames: ${webviews.length === 0 ? 'none' : webviews.join(' | ')}`,
+      `side bar: ${panes.length === 0 ? 'closed' : panes.join(' | ')}`,
+      `notifications: ${notifications.length === 0 ? 'none' : notifications.map((n) => n.slice(0, 160)).join(' | ')}`,
+      `extension activated: ${isExtensionActivated(workbench)}`,
+      ...workbench.browserErrors.slice(-8).map((line) => `browser: ${line.slice(0, 300)}`),
+      ...hostLog.split('\n').filter((line) => /error|warn|exception/i.test(line)).slice(-8).map((line) => `extension host: ${line.slice(0, 300)}`),
+    ];
+    for (const line of brief) console.log(`      | ${line}`);
     console.log(`      screenshot and logs: ${path.relative(repoRoot(), shot).replace(/\.png$/, '.{png,log}')}`);
   } catch (error) {
-    console.log(`      (could not save the failure screenshot: ${error instanceof Error ? error.message : String(error)})`);
+    console.log(`      (could not save the failure report: ${error instanceof Error ? error.message : String(error)})`);
   }
 }
 

@@ -33,6 +33,8 @@ export interface Recorded {
   headers: Record<string, string | string[] | undefined>;
   body: string;
   applicationId?: string;
+  /** The status the service answered with, once it sent headers. */
+  status?: number;
   closedByClientAt?: number;
 }
 

@@ -11,7 +11,7 @@ import { startService } from '../../service/server';
 import { QUIET_SETTINGS, selectVersions, VSCODE_VERSION_OF } from './codeServer';
 import { requireBuilt } from './runIntegration';
 import { secondsSince } from './util';
-import { integrationWorkspaceFiles, makeWorkspace, serviceUserSettings } from './workspace';
+import { integrationWorkspaceFiles, LOAD_APPLICATIONS, makeWorkspace, serviceUserSettings } from './workspace';
 
 function desktopVersions(): string[] {
   const single = process.env.AQ_ELECTRON_VERSION;
@@ -68,7 +68,7 @@ async function runVersion(version: string, service: { url: string; applications:
 async function main(): Promise<number> {
   requireBuilt();
   const versions = desktopVersions();
-  const service = await startService({ paceMs: 5, quiet: true });
+  const service = await startService({ paceMs: 5, quiet: true, loadApplications: LOAD_APPLICATIONS });
   const results: { version: string; code: number; seconds: string }[] = [];
   try {
     for (const version of versions) {

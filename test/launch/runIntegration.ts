@@ -7,7 +7,7 @@ import { startService } from '../../service/server';
 import { selectVersions, startCodeServer, openWorkbench, VSCODE_VERSION_OF, ensureCodeServer, type CodeServerVersion } from './codeServer';
 import { SuiteLog } from './automationLog';
 import { onTerminate, repoRoot, secondsSince } from './util';
-import { integrationWorkspaceFiles, makeWorkspace, serviceUserSettings } from './workspace';
+import { integrationWorkspaceFiles, LOAD_APPLICATIONS, makeWorkspace, serviceUserSettings } from './workspace';
 
 const GUARD_MS = 10 * 60_000;
 
@@ -103,7 +103,7 @@ async function runVersion(version: CodeServerVersion, service: { url: string; ap
 async function main(): Promise<number> {
   const versions = selectVersions(process.env.AQ_VSCODE_VERSIONS);
   requireBuilt();
-  const service = await startService({ paceMs: 5, quiet: true });
+  const service = await startService({ paceMs: 5, quiet: true, loadApplications: LOAD_APPLICATIONS });
   const url = service.url.replace(/\/+$/, '');
   const results: VersionResult[] = [];
   try {

@@ -47,3 +47,6 @@ export function serviceUserSettings(service: ServiceApplications): Record<string
     'applicationQuery.applications': service.applications.map(({ id, name }) => ({ id, name })),
   };
 }
+
+/** How many load applications (`load-01`…) the integration lanes ask the service for. */
+export const LOAD_APPLICATIONS = 20;
