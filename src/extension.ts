@@ -38,7 +38,7 @@ export function activate(context: vscode.ExtensionContext): TestHooks | undefine
   registerStatusBar(context, current, registry, settings);
   warnAboutWorkspaceBaseUrl(settings, log);
 
-  return testHooks(settings, keys, queries);
+  return testHooks(settings, keys, queries, channel);
 }
 
 /** A workspace that tries to set the base URL is ignored; say so once, in the log. */

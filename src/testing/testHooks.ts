@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings';
+import type { AnswerChannel } from '../output/outputChannelSink';
 import type { QueryService } from '../query/queryService';
 import type { QueryInput, QueryOutcome } from '../query/types';
 import type { KeyStore } from '../secrets/keyStore';
@@ -13,10 +14,15 @@ export interface TestHooks {
   hasApiKey(applicationId: string): Promise<boolean>;
   removeApiKey(applicationId: string): Promise<void>;
   runQuery(input: QueryInput, signal?: AbortSignal): Promise<{ text: string; outcome: QueryOutcome; statuses: number[] }>;
+  /**
+   * Runs a query into the real "Application Query" output channel (as the outputChannel setting
+   * does), or into nothing at all (a baseline for the benchmark: the pipeline without a sink).
+   */
+  runQueryInto(target: 'outputChannel' | 'nowhere', input: QueryInput): Promise<QueryOutcome>;
 }
 
 /** Builds the hooks when enabled by the environment; otherwise the extension exports nothing. */
-export function testHooks(settings: Settings, keys: KeyStore, queries: QueryService): TestHooks | undefined {
+export function testHooks(settings: Settings, keys: KeyStore, queries: QueryService, channel: AnswerChannel): TestHooks | undefined {
   if (process.env.AQ_TEST_HOOKS !== '1') {
     return undefined;
   }
@@ -40,6 +46,10 @@ export function testHooks(settings: Settings, keys: KeyStore, queries: QueryServ
         { surface: 'test', notify: false, signal },
       );
       return { text, outcome, statuses };
+    },
+    runQueryInto: (target, input) => {
+      const sink = target === 'outputChannel' ? channel.sink() : { start: () => undefined, status: () => undefined, append: () => undefined, end: () => undefined };
+      return queries.run(input, [sink], { surface: 'test', notify: false });
     },
   };
 }

@@ -105,7 +105,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     // Toasts can be dropped when several arrive at once; the notification center keeps them all.
     await runCommand(page, 'Notifications: Show Notifications');
     const center = await waitFor('the 401 notification', async () => {
-      const text = await page.locator('.notifications-center').innerText().catch(() => '');
+      const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
       return text.includes('HTTP 401') ? text : undefined;
     }, 60_000);
     const seen: string[] = [center];
@@ -121,7 +121,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     seen.push(await outputChannelText(page, 'Application Query'));
     seen.push(await outputChannelText(page, 'Application Query Log'));
     await runCommand(page, 'Notifications: Show Notifications');
-    seen.push(await page.locator('.notifications-center').innerText().catch(() => ''));
+    seen.push(await page.locator('.notifications-center').innerText({ timeout: 10_000 }).catch(() => ''));
     for (const text of seen) {
       assert.ok(!text.includes(canary), 'the key is not shown');
     }

@@ -110,7 +110,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     // Toasts can be dropped when several arrive at once; the notification center keeps them all.
     await runCommand(page, 'Notifications: Show Notifications');
     const center = await waitFor('the 500 notification', async () => {
-      const text = await page.locator('.notifications-center').innerText().catch(() => '');
+      const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
       return text.includes('HTTP 500') ? text : undefined;
     }, 60_000);
     assert.match(center, /Retry/, 'Retry is offered');

@@ -12,7 +12,7 @@ import { integrationWorkspaceFiles, LOAD_APPLICATIONS, makeWorkspace, serviceUse
 const GUARD_MS = 10 * 60_000;
 
 /** Outcome of one version's run. */
-interface VersionResult {
+export interface VersionResult {
   version: CodeServerVersion;
   code: number;
   seconds: string;
@@ -29,12 +29,29 @@ export function requireBuilt(): { extensionPath: string; testsPath: string } {
   return { extensionPath: root, testsPath };
 }
 
-async function runVersion(version: CodeServerVersion, service: { url: string; applications: readonly { id: string; name: string }[] }): Promise<VersionResult> {
+/** What else a suite run can be given (the benchmark runs its own suite in the extension host). */
+export interface SuiteRunOptions {
+  /** The suite module (test-electron contract: exports `run()`); default the integration suite. */
+  testsPath?: string;
+  /** The banner's first words; default "Integration". */
+  title?: string;
+  /** Sees every line the workbench logs (the extension host's console included). */
+  onLog?: (type: string, message: string) => void;
+}
+
+/** Runs a suite inside the extension host of a code-server `version` with the extension loaded. */
+export async function runVersion(
+  version: CodeServerVersion,
+  service: { url: string; applications: readonly { id: string; name: string }[] },
+  options: SuiteRunOptions = {},
+): Promise<VersionResult> {
   const label = VSCODE_VERSION_OF[version];
   const prefix = `[${label}] `;
   const started = Date.now();
-  console.log(`\n=== Integration: VS Code ${label} (code-server ${version}) ===`);
-  const { extensionPath, testsPath } = requireBuilt();
+  console.log(`\n=== ${options.title ?? 'Integration'}: VS Code ${label} (code-server ${version}) ===`);
+  const built = requireBuilt();
+  const extensionPath = built.extensionPath;
+  const testsPath = options.testsPath ?? built.testsPath;
   await ensureCodeServer(version);
   const workspace = await makeWorkspace(integrationWorkspaceFiles());
   const serverLog: string[] = [];
@@ -69,7 +86,10 @@ async function runVersion(version: CodeServerVersion, service: { url: string; ap
       folder: workspace.folder,
       extensionPath,
       testsPath,
-      onLog: (type, message) => log.add(type, message),
+      onLog: (type, message) => {
+        options.onLog?.(type, message);
+        log.add(type, message);
+      },
       onExit: (code) => settle(code),
       onConsole: (type, text) => { if (type === 'error' || type === 'pageerror') consoleLog.push(`${type}: ${text}`); },
     });

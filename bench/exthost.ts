@@ -1,0 +1,71 @@
+// The output channel under a 50 MiB answer, measured inside a real extension host (code-server
+// 4.139.1, VS Code 1.139): how much the extension host's heap grows while the answer streams, and
+// what it keeps afterwards.
+import * as path from 'node:path';
+import { startService } from '../service/server';
+import { automationLogLines } from '../test/launch/automationLog';
+import { runVersion } from '../test/launch/runIntegration';
+import { repoRoot } from '../test/launch/util';
+import type { BenchRow } from './core';
+import { BIG_ANSWER, type ExtHostBenchResult } from './exthost/shared';
+
+const MiB = 1024 * 1024;
+/**
+ * Heap growth allowed while a 50 MiB answer streams into the channel, garbage not yet collected
+ * included. The answer decoded is about 60 MiB of UTF-16; holding it whole plus its copies would
+ * exceed this.
+ */
+const PEAK_GOAL_BYTES = 128 * MiB;
+/**
+ * Heap allowed to stay after all runs (260 MiB): less than one decoded answer, so nothing
+ * accumulates per answer. (VS Code's channel writer itself holds tens of MiB for a while; see the
+ * reference run.)
+ */
+const KEPT_GOAL_BYTES = 64 * MiB;
+
+function mib(bytes: number): string {
+  return `${(bytes / MiB).toFixed(1)} MiB`;
+}
+
+/** Runs the suite in bench/exthost/suite.ts and turns its one result line into rows. */
+export async function runExtHostBench(): Promise<BenchRow[]> {
+  const service = await startService({ quiet: true });
+  let result: ExtHostBenchResult | undefined;
+  try {
+    const run = await runVersion('4.139.1', service, {
+      title: 'Benchmark (extension host)',
+      testsPath: path.join(repoRoot(), 'out', 'bench', 'exthost', 'suite.js'),
+      onLog: (_type, message) => {
+        for (const line of automationLogLines(message)) {
+          const found = /AQ_BENCH (\{.*\})/.exec(line);
+          if (found) result = JSON.parse(found[1]) as ExtHostBenchResult;
+        }
+      },
+    });
+    if (run.code !== 0 || result === undefined) throw new Error(`the extension-host benchmark did not report (exit ${run.code})`);
+  } finally {
+    await service.close();
+  }
+  const rows: BenchRow[] = [];
+  const intoChannel = result.runs.filter((run) => run.target === 'outputChannel' && run.size === BIG_ANSWER);
+  for (const [i, run] of result.runs.entries()) {
+    const where = { outputChannel: 'answer into the output channel', nowhere: 'answer into no sink (the pipeline alone)', vscodeChannel: "appended to VS Code's channel directly (reference)" }[run.target];
+    const peakGrowth = run.peak.heapUsed - run.baseline.heapUsed;
+    const rate = run.bytes / MiB / (run.ms / 1000);
+    rows.push({
+      name: `run ${i + 1}: ${mib(run.size)} ${where}`,
+      value: `${(run.ms / 1000).toFixed(1)} s, ${rate.toFixed(0)} MiB/s, heap +${mib(peakGrowth)} at peak, ${mib(run.after.heapUsed - result.before.heapUsed)} kept since run 1, RSS +${mib(run.peak.rss - run.baseline.rss)}`,
+      ok: run.outcome === 'done' && run.bytes === run.size,
+    });
+  }
+  const worstPeak = Math.max(...intoChannel.map((run) => run.peak.heapUsed - run.baseline.heapUsed));
+  rows.push({ name: `heap growth at peak, worst ${mib(BIG_ANSWER)} run into the channel (garbage included)`, value: mib(worstPeak), goal: `≤ ${mib(PEAK_GOAL_BYTES)}`, ok: worstPeak <= PEAK_GOAL_BYTES });
+  const kept = result.runs[result.runs.length - 1].after.heapUsed - result.before.heapUsed;
+  rows.push({
+    name: `heap kept after all ${result.runs.length} runs (${mib(result.runs.reduce((sum, run) => sum + run.bytes, 0))})${result.gc ? ', after a full GC' : ''}`,
+    value: mib(kept),
+    goal: `≤ ${mib(KEPT_GOAL_BYTES)}`,
+    ok: kept <= KEPT_GOAL_BYTES,
+  });
+  return rows;
+}
