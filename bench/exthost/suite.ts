@@ -42,11 +42,20 @@ function fullCollection(): (() => void) | undefined {
   }
 }
 
-/** Lets pending writes finish, then collects garbage (twice: finalizers free more). */
+/**
+ * Lets pending writes finish (VS Code's channel writer drains for a while after the last append),
+ * collecting garbage as it goes, until two readings 500 ms apart agree within 1 MiB (at most 20 s).
+ */
 async function settle(gc: (() => void) | undefined): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  gc?.();
-  gc?.();
+  let last = Number.NaN;
+  for (let i = 0; i < 40; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gc?.();
+    gc?.();
+    const now = process.memoryUsage().heapUsed;
+    if (Math.abs(now - last) < 1024 * 1024) return;
+    last = now;
+  }
 }
 
 /**
