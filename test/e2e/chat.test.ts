@@ -5,7 +5,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, quickPick, runCommand, typeInQuickInput,
+  activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey,
   surfaceFrame, waitForWorkbenchReady, type Workbench,
 } from './workbench';
 
@@ -36,12 +36,9 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
   before(async function () {
     this.timeout(600_000);
     workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
-    const { page, service } = workbench;
+    const { page } = workbench;
     for (const [name, id] of [['Demo Assistant', 'demo-assistant'], ['Stall', 'stall']]) {
-      await runCommand(page, 'Application Query: Set API Key…');
-      await quickPick(page, name);
-      await typeInQuickInput(page, service.keyFor(id), { password: true });
-      await waitFor('the key check', () => service.requests.some((r) => r.method === 'GET' && r.path === `/api/applications/${id}`) || undefined, 60_000);
+      await setApiKey(workbench, name, id);
     }
     await openViewContainer(page, 'Application Query');
     await (await chat(page)).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });

@@ -8,7 +8,7 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  captureFailure, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick, runCommand,
+  captureFailure, setApiKey, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick, runCommand,
   typeInQuickInput, surfaceFrame, waitForOutputText, type Workbench,
 } from './workbench';
 
@@ -73,10 +73,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
 
   it('streams a file query into the "Application Query" output channel with a header and a footer', async () => {
     const { page, service } = wb();
-    await runCommand(page, 'Application Query: Set API Key…');
-    await quickPick(page, 'Demo Assistant');
-    await typeInQuickInput(page, service.keyFor('demo-assistant'), { password: true });
-    await waitFor('the key check', () => service.requests.some((r) => r.method === 'GET' && r.path === '/api/applications/demo-assistant') || undefined, 60_000);
+    await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await openFile(page, 'src/sample.ts');
     await runCommand(page, 'Application Query: Query Application with Current File');
     await quickPick(page, 'Demo Assistant');
@@ -97,10 +94,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
   it('never shows the key: channels, notifications, webviews and files on disk stay free of it', async () => {
     const { page, service } = wb();
     const canary = service.keyFor('fail-401');
-    await runCommand(page, 'Application Query: Set API Key…');
-    await quickPick(page, 'Revoked key');
-    await typeInQuickInput(page, canary, { password: true });
-    await waitFor('the key check', () => service.requests.some((r) => r.method === 'GET' && r.path === '/api/applications/fail-401') || undefined, 60_000);
+    await setApiKey(wb(), 'Revoked key', 'fail-401', canary);
     await query(page, 'Revoked key', 'hello');
     // Toasts can be dropped when several arrive at once; the notification center keeps them all.
     await runCommand(page, 'Notifications: Show Notifications');

@@ -5,23 +5,13 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  captureFailure, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand,
+  captureFailure, setApiKey, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand,
   selectLines, typeInQuickInput, surfaceFrame, waitForNotification, type Workbench,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
 async function panelAnswer(page: Page): Promise<Locator> {
   return (await surfaceFrame(page, 'panel')).locator('[data-role="assistant"]').last();
-}
-
-async function setKey(page: Page, appName: string, key: string, wb?: Workbench, appId?: string): Promise<void> {
-  await runCommand(page, 'Application Query: Set API Key…');
-  await quickPick(page, appName);
-  await typeInQuickInput(page, key, { password: true });
-  if (wb && appId) {
-    // Stored, then checked with the service: the check is what the service observes.
-    await waitFor('the key check', () => wb.service.requests.some((r) => r.method === 'GET' && r.path === `/api/applications/${appId}` && r.headers.authorization === `Bearer ${key}`) || undefined, 60_000);
-  }
 }
 
 describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
@@ -51,7 +41,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('Set API Key… takes the key in a password box, stores it, and checks it with the service', async () => {
     const { page, service } = wb();
-    await setKey(page, 'Demo Assistant', service.keyFor('demo-assistant'));
+    await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await waitForNotification(page, /API key saved for Demo Assistant.*accepted by the service/, 60_000);
     const check = service.requests.find((r) => r.method === 'GET' && r.path === '/api/applications/demo-assistant');
     assert.ok(check, 'the key was checked with GET /api/applications/{id}');
@@ -70,6 +60,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('right-click a selection → Query Application with Selection streams the answer into the panel', async () => {
     const { page, service } = wb();
+    await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await openFile(page, 'src/sample.ts');
     await selectLines(page, 2, 5);
     await editorContextMenu(page, 'Query Application with Selection');
@@ -102,7 +93,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('shows HTTP 500 in an error notification with Retry and Show Log', async () => {
     const { page, service } = wb();
-    await setKey(page, 'Server error', service.keyFor('fail-500'), wb(), 'fail-500');
+    await setApiKey(wb(), 'Server error', 'fail-500');
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Server error');
     await typeInQuickInput(page, 'hello');
@@ -120,7 +111,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('Stop Query keeps the partial answer and is not reported as an error', async () => {
     const { page, service } = wb();
-    await setKey(page, 'Stall', service.keyFor('stall'), wb(), 'stall');
+    await setApiKey(wb(), 'Stall', 'stall');
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Stall');
     await typeInQuickInput(page, 'hello');

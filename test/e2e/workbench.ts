@@ -385,6 +385,20 @@ export async function typeInQuickInput(page: Page, text: string, options: { pass
   await waitFor('the input box to accept', async () => !(await quickInput(page).isVisible()) || (await box.inputValue({ timeout: 1000 }).catch(() => '')) !== text, 10_000, 100);
 }
 
+/**
+ * Stores a key as a person does (palette, Set API Key…, the application, the password box) and
+ * waits until the service has seen the key check (GET /api/applications/{id}) with that key.
+ */
+export async function setApiKey(workbench: Pick<Workbench, 'page' | 'service'>, applicationName: string, applicationId: string, key?: string): Promise<void> {
+  const { page, service } = workbench;
+  const value = key ?? service.keyFor(applicationId);
+  const already = service.requests.length;
+  await runCommand(page, 'Application Query: Set API Key…');
+  await quickPick(page, applicationName);
+  await typeInQuickInput(page, value, { password: true });
+  await waitFor(`the key check of ${applicationId}`, () => service.requests.slice(already).some((r) => r.method === 'GET' && r.path === `/api/applications/${applicationId}` && r.headers.authorization === `Bearer ${value}`) || undefined, 60_000);
+}
+
 /** The prompt or validation message under the open input box. */
 export async function quickInputMessage(page: Page): Promise<string> {
   return normalizeLabel((await quickInput(page).locator('.quick-input-message').textContent()) ?? '');
@@ -602,16 +616,18 @@ export type Surface = 'chat' | 'panel';
 /**
  * The document of the visible webview that shows `surface`, found by what it shows rather than by
  * how VS Code built its frame (a view restored after a reload has a differently built URL). The
- * latest one when there are several; waits up to `timeoutMs` for one to appear. The frame is
+ * latest one when there are several (`has`, a selector inside its body, narrows the choice); waits
+ * up to `timeoutMs` for one to appear. The frame is
  * pinned by the webview's id, so it stays the same frame while other webviews come and go.
  */
-export async function surfaceFrame(page: Page, surface: Surface, timeoutMs = 60_000): Promise<FrameLocator> {
+export async function surfaceFrame(page: Page, surface: Surface, timeoutMs = 60_000, has?: string): Promise<FrameLocator> {
   const inner = (outer: Locator): FrameLocator => outer.contentFrame().locator('iframe#active-frame').contentFrame();
-  const name = await waitFor(`a visible webview showing the ${surface}`, async () => {
+  const wanted = `body[data-surface="${surface}"]${has === undefined ? '' : ` ${has}`}`;
+  const name = await waitFor(`a visible webview showing the ${surface}${has === undefined ? '' : ` with ${has}`}`, async () => {
     const frames = page.locator('iframe.webview.ready').filter({ visible: true });
     for (let i = (await frames.count()) - 1; i >= 0; i--) {
       const frame = frames.nth(i);
-      const shows = await inner(frame).locator(`body[data-surface="${surface}"]`).count().catch(() => 0);
+      const shows = await inner(frame).locator(wanted).count().catch(() => 0);
       if (shows > 0) return (await frame.getAttribute('name').catch(() => null)) ?? undefined;
     }
     return undefined;
