@@ -5,8 +5,8 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  activeEditor, captureFailure, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey,
-  surfaceFrame, waitForWorkbenchReady, type Workbench,
+  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey, surfaceFrame, useWorkbench,
+  waitForWorkbenchReady,
 } from './workbench';
 
 function chat(page: Page, timeoutMs?: number): Promise<FrameLocator> {
@@ -27,27 +27,14 @@ async function statusOf(frame: FrameLocator, index: number): Promise<string | nu
 
 describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(400_000);
-  let workbench: Workbench | undefined;
-  const wb = (): Workbench => {
-    assert.ok(workbench, 'the workbench launched');
-    return workbench;
-  };
-
-  before(async function () {
-    this.timeout(600_000);
-    workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
-    const { page } = workbench;
+  const wb = useWorkbench(async () => {
+    const workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
     for (const [name, id] of [['Demo Assistant', 'demo-assistant'], ['Stall', 'stall']]) {
       await setApiKey(workbench, name, id);
     }
-    await openViewContainer(page, 'Application Query');
-    await (await chat(page)).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
-  });
-  afterEach(async function () {
-    await captureFailure(this.currentTest, workbench);
-  });
-  after(async () => {
-    await workbench?.close();
+    await openViewContainer(workbench.page, 'Application Query');
+    await (await chat(workbench.page)).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
+    return workbench;
   });
 
   it('streams an answer into the transcript, rendered as markdown', async () => {

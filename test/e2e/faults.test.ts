@@ -7,7 +7,8 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  captureFailure, e2eVersion, launchWorkbench, quickPick, runCommand, setApiKey, surfaceFrame, typeInQuickInput, type Workbench,
+  clearNotifications, e2eVersion, launchWorkbench, quickPick, runCommand, setApiKey, surfaceFrame, typeInQuickInput,
+  useWorkbench,
 } from './workbench';
 
 /** Query Application from the palette, as a person does, with no selection. */
@@ -36,34 +37,21 @@ async function notificationCenterText(page: Page, expected: RegExp): Promise<str
 
 describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);
-  let workbench: Workbench | undefined;
   let capture: CaptureServer | undefined;
-  const wb = (): Workbench => {
-    assert.ok(workbench, 'the workbench launched');
-    return workbench;
-  };
-
-  before(async function () {
-    this.timeout(600_000);
+  const wb = useWorkbench(async () => {
     capture = await startCaptureServer();
-    workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true, redirectTarget: capture.url } });
+    const workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true, redirectTarget: capture.url } });
     for (const [name, id] of [['Rate limited', 'fail-429'], ['Captive portal', 'html'], ['Redirect', 'redirect'], ['Cut off', 'cutoff']]) {
       await setApiKey(workbench, name, id);
     }
-  });
-  beforeEach(async () => {
-    if (workbench) {
-      // One answer panel at a time, and no toasts left from the test before.
+    return workbench;
+  }, {
+    // One answer panel at a time, and no toasts left from the test before.
+    beforeEach: async (workbench) => {
       await runCommand(workbench.page, 'View: Close All Editors');
-      await runCommand(workbench.page, 'Notifications: Clear All Notifications');
-    }
-  });
-  afterEach(async function () {
-    await captureFailure(this.currentTest, workbench);
-  });
-  after(async () => {
-    await workbench?.close();
-    await capture?.close();
+      await clearNotifications(workbench);
+    },
+    after: async () => capture?.close(),
   });
 
   it('429 with Retry-After: the answer shows HTTP 429 and the notification offers Retry with the wait', async () => {

@@ -8,8 +8,8 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  captureFailure, setApiKey, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick, runCommand,
-  typeInQuickInput, surfaceFrame, waitForOutputText, type Workbench,
+  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
+  runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
 
 /** Every file below `dir` (skipping what cannot be read). */
@@ -41,35 +41,16 @@ async function query(page: Page, appName: string, question: string): Promise<voi
 
 describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);
-  let workbench: Workbench | undefined;
   let capture: CaptureServer | undefined;
-  const wb = (): Workbench => {
-    assert.ok(workbench, 'the workbench launched');
-    return workbench;
-  };
-
-  before(async function () {
-    this.timeout(600_000);
+  const wb = useWorkbench(async () => {
     capture = await startCaptureServer();
-    workbench = await launchWorkbench({
+    return launchWorkbench({
       userSettings: { 'applicationQuery.output': 'outputChannel' },
       serviceOptions: { paceMs: 5, quiet: true },
       // A cloned repository that tries to send the keys to its own server.
       files: { ...DEFAULT_FILES, '.vscode/settings.json': JSON.stringify({ 'applicationQuery.baseUrl': capture.url }, null, 2) },
     });
-  });
-  beforeEach(async () => {
-    if (workbench) {
-      await runCommand(workbench.page, 'Notifications: Clear All Notifications');
-    }
-  });
-  afterEach(async function () {
-    await captureFailure(this.currentTest, workbench);
-  });
-  after(async () => {
-    await workbench?.close();
-    await capture?.close();
-  });
+  }, { beforeEach: clearNotifications, after: async () => capture?.close() });
 
   it('streams a file query into the "Application Query" output channel with a header and a footer', async () => {
     const { page, service } = wb();

@@ -5,8 +5,8 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  captureFailure, setApiKey, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand,
-  selectLines, typeInQuickInput, surfaceFrame, waitForNotification, type Workbench,
+  clearNotifications, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand, selectLines,
+  setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
@@ -16,28 +16,7 @@ async function panelAnswer(page: Page): Promise<Locator> {
 
 describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);
-  let workbench: Workbench | undefined;
-  const wb = (): Workbench => {
-    assert.ok(workbench, 'the workbench launched');
-    return workbench;
-  };
-
-  before(async function () {
-    this.timeout(600_000);
-    workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
-  });
-  beforeEach(async () => {
-    // Toasts of earlier tests stay while the headless window has no focus, and only three show at once.
-    if (workbench) {
-      await runCommand(workbench.page, 'Notifications: Clear All Notifications');
-    }
-  });
-  afterEach(async function () {
-    await captureFailure(this.currentTest, workbench);
-  });
-  after(async () => {
-    await workbench?.close();
-  });
+  const wb = useWorkbench(() => launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } }), { beforeEach: clearNotifications });
 
   it('Set API Key… takes the key in a password box, stores it, and checks it with the service', async () => {
     const { page, service } = wb();

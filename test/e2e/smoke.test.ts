@@ -3,8 +3,9 @@
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import {
-  activeOutputChannel, captureFailure, outputChannelText, e2eVersion, editorContextMenu, extensionHostLog, hasOutputChannel, isExtensionActivated, launchWorkbench, openFile,
-  openViewContainer, paletteHasCommand, quickInput, runCommand, selectLines, showOutputChannel, viewHeader, waitForActivation, type Workbench,
+  activeOutputChannel, e2eVersion, editorContextMenu, extensionHostLog, hasOutputChannel, isExtensionActivated, launchWorkbench,
+  openFile, openViewContainer, outputChannelText, paletteHasCommand, quickInput, runCommand, selectLines, showOutputChannel,
+  useWorkbench, viewHeader, waitForActivation,
 } from './workbench';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 
@@ -25,25 +26,7 @@ async function dismiss(page: Page): Promise<void> {
 
 describe(`Workbench smoke (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(180_000);
-  let workbench: Workbench | undefined;
-
-  const wb = (): Workbench => {
-    assert.ok(workbench, 'the workbench launched');
-    return workbench;
-  };
-
-  before(async function () {
-    this.timeout(600_000);
-    workbench = await launchWorkbench();
-  });
-
-  afterEach(async function () {
-    await captureFailure(this.currentTest, workbench);
-  });
-
-  after(async () => {
-    await workbench?.close();
-  });
+  const wb = useWorkbench(() => launchWorkbench());
 
   it('shows the Application Query container with its Chat and Applications views, and activates', async () => {
     const { page } = wb();

@@ -150,6 +150,49 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
   }
 }
 
+/** What a suite adds to {@link useWorkbench}'s hooks. */
+export interface SuiteHooks {
+  /** Runs before each test (e.g. {@link clearNotifications}). */
+  beforeEach?: (workbench: Workbench) => Promise<void>;
+  /** Runs after the workbench closed (e.g. closing a capture server the launch started). */
+  after?: () => Promise<void>;
+}
+
+/**
+ * Registers the mocha hooks of a suite that drives one workbench: `launch` before the tests (it may
+ * also prepare keys and views), a failure report after each failed test, closing at the end.
+ * Returns the accessor the tests use; it throws if the launch failed.
+ */
+export function useWorkbench(launch: () => Promise<Workbench>, hooks: SuiteHooks = {}): () => Workbench {
+  let workbench: Workbench | undefined;
+  before(async function () {
+    this.timeout(600_000);
+    workbench = await launch();
+  });
+  const each = hooks.beforeEach;
+  if (each !== undefined) {
+    beforeEach(async () => {
+      if (workbench !== undefined) await each(workbench);
+    });
+  }
+  afterEach(async function () {
+    await captureFailure(this.currentTest, workbench);
+  });
+  after(async () => {
+    await workbench?.close();
+    await hooks.after?.();
+  });
+  return () => {
+    if (workbench === undefined) throw new Error('the workbench did not launch (see the "before all" hook)');
+    return workbench;
+  };
+}
+
+/** Clears every notification: toasts of earlier tests stay while the headless window has no focus, and only three show at once. */
+export async function clearNotifications(workbench: Pick<Workbench, 'page'>): Promise<void> {
+  await runCommand(workbench.page, 'Notifications: Clear All Notifications');
+}
+
 /** The activity bar entry of a view container, by its title. */
 export function activityBarItem(page: Page, title: string): Locator {
   return page.locator(`.part.activitybar .action-item a.action-label[aria-label^="${cssString(title)}"]`).first();
