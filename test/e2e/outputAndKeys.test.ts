@@ -8,8 +8,8 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
-  runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
+  clearNotifications, DEFAULT_FILES, e2eVersion, editorContextMenu, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
+  runCommand, selectLines, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
 
 /** Every file below `dir` (skipping what cannot be read). */
@@ -64,6 +64,23 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     assert.match(text, /✓ done/, 'the end of the answer arrived');
     const sent = service.requests.filter((r) => r.path === '/api/applications/demo-assistant/query').at(-1);
     assert.ok(sent && (JSON.parse(sent.body) as { query: string }).query.includes('export const greeting = "Grüße, 世界";'), 'the whole file was sent');
+  });
+
+  it('right-click a selection → Query Application with Selection streams the answer into the output channel', async () => {
+    const { page, service } = wb();
+    await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
+    await openFile(page, 'src/sample.ts');
+    await selectLines(page, 2, 5);
+    await editorContextMenu(page, 'Query Application with Selection');
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, 'Explain the selection');
+    // The header names the question and the selection; the footer says it is complete.
+    const text = await waitForOutputText(page, 'Application Query', /“Explain the selection” with src\/sample\.ts:2-5[^]*?HTTP 200 · .* · complete/, 120_000);
+    assert.ok(text.includes('if (n < 2) return n;'), 'the answer quotes the selection it was sent');
+    const sent = service.requests.filter((r) => r.path === '/api/applications/demo-assistant/query').at(-1);
+    const body = sent && (JSON.parse(sent.body) as { query: string }).query;
+    assert.ok(body?.includes('export function fibonacci(n: number): number {'), 'the selection was sent');
+    assert.ok(!body?.includes('greeting'), 'only the selection, not the whole file');
   });
 
   it('ignores a base URL from the workspace settings: the capture server gets nothing', () => {
