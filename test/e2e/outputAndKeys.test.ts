@@ -8,8 +8,8 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, DEFAULT_FILES, e2eVersion, editorContextMenu, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
-  runCommand, selectLines, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
+  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
+  queryRightClickSelection, runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
 
 /** Every file below `dir` (skipping what cannot be read). */
@@ -69,11 +69,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
   it('right-click a selection → Query Application with Selection streams the answer into the output channel', async () => {
     const { page, service } = wb();
     await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
-    await openFile(page, 'src/sample.ts');
-    await selectLines(page, 2, 5);
-    await editorContextMenu(page, 'Query Application with Selection');
-    await quickPick(page, 'Demo Assistant');
-    await typeInQuickInput(page, 'Explain the selection');
+    await queryRightClickSelection(page, 'src/sample.ts', [2, 5], 'Demo Assistant', 'Explain the selection');
     // The header names the question and the selection; the footer says it is complete.
     const text = await waitForOutputText(page, 'Application Query', /“Explain the selection” with src\/sample\.ts:2-5[^]*?HTTP 200 · .* · complete/, 120_000);
     assert.ok(text.includes('if (n < 2) return n;'), 'the answer quotes the selection it was sent');

@@ -5,7 +5,7 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, e2eVersion, editorContextMenu, launchWorkbench, openFile, quickInput, quickPick, runCommand, selectLines,
+  clearNotifications, e2eVersion, launchWorkbench, queryRightClickSelection, quickInput, quickPick, runCommand,
   setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
 } from './workbench';
 
@@ -40,11 +40,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
   it('right-click a selection → Query Application with Selection streams the answer into the panel', async () => {
     const { page, service } = wb();
     await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
-    await openFile(page, 'src/sample.ts');
-    await selectLines(page, 2, 5);
-    await editorContextMenu(page, 'Query Application with Selection');
-    await quickPick(page, 'Demo Assistant');
-    await typeInQuickInput(page, 'Explain this function');
+    await queryRightClickSelection(page, 'src/sample.ts', [2, 5], 'Demo Assistant', 'Explain this function');
     const answer = await panelAnswer(page);
     await answer.waitFor({ state: 'attached', timeout: 60_000 });
     await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);

@@ -442,6 +442,18 @@ export async function setApiKey(workbench: Pick<Workbench, 'page' | 'service'>, 
   await waitFor(`the key check of ${applicationId}`, () => service.requests.slice(already).some((r) => r.method === 'GET' && r.path === `/api/applications/${applicationId}` && r.headers.authorization === `Bearer ${value}`) || undefined, 60_000);
 }
 
+/**
+ * The right-click flow: opens `file`, selects lines `from`..`to`, runs *Query Application with
+ * Selection* from the editor's context menu, picks the application and sends `question`.
+ */
+export async function queryRightClickSelection(page: Page, file: string, lines: readonly [number, number], applicationName: string, question: string): Promise<void> {
+  await openFile(page, file);
+  await selectLines(page, lines[0], lines[1]);
+  await editorContextMenu(page, 'Query Application with Selection');
+  await quickPick(page, applicationName);
+  await typeInQuickInput(page, question);
+}
+
 /** The prompt or validation message under the open input box. */
 export async function quickInputMessage(page: Page): Promise<string> {
   return normalizeLabel((await quickInput(page).locator('.quick-input-message').textContent()) ?? '');
