@@ -233,7 +233,7 @@ async function latencyOnce(server: BenchServer, client: Client): Promise<number[
   return delays;
 }
 
-function quantile(values: readonly number[], q: number): number {
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }

@@ -1,5 +1,6 @@
 // Runs the benchmark sections and prints one table per section. Add a section by appending to
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
+import { runCancelBench } from './cancel';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
 import { runRendererBench } from './renderer';
@@ -12,6 +13,7 @@ export interface BenchSection {
 
 const sections: BenchSection[] = [
   { name: 'core', run: runCoreBench },
+  { name: 'cancel', run: runCancelBench },
   { name: 'renderer', run: runRendererBench },
   { name: 'exthost', run: runExtHostBench },
 ];
