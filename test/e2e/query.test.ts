@@ -5,8 +5,8 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, e2eVersion, launchWorkbench, queryRightClickSelection, quickInput, quickPick, runCommand,
-  setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
+  clearNotifications, clickNotificationButton, e2eVersion, launchWorkbench, queryRightClickSelection, quickInput, quickPick,
+  runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
@@ -99,5 +99,23 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const request = await waitFor('the service to see the connection close', () => service.requests.find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
     assert.ok(request.closedByClientAt);
     assert.equal(await page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Stall.*(failed|error)/i }).count(), 0);
+  });
+
+  it('the progress notification names the application and shows HTTP 200 and what arrived; its Cancel stops the query', async () => {
+    const { page, service } = wb();
+    await setApiKey(wb(), 'Stall', 'stall');
+    await clearNotifications(wb());
+    const before = service.requests.length;
+    await runCommand(page, 'Application Query: Query Application');
+    await quickPick(page, 'Stall');
+    await typeInQuickInput(page, 'hello again');
+    const progress = await waitForNotification(page, /Querying Stall.*HTTP 200 · [\d,]+ characters/s, 60_000);
+    const answer = await panelAnswer(page);
+    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 30_000);
+    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
+    await clickNotificationButton(progress, 'Cancel');
+    await waitFor('the answer to show it stopped', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
+    assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial, 'what arrived is kept');
+    await waitFor('the service to see the connection close', () => service.requests.slice(before).find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
   });
 });
