@@ -5,7 +5,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey, surfaceFrame, useWorkbench,
+  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey, settledText, surfaceFrame, useWorkbench,
   waitForWorkbenchReady,
 } from './workbench';
 
@@ -57,8 +57,8 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await ask(page, 'stall', 'Tell me a long story');
     const frame = await chat(page);
     const answer = frame.locator('[data-role="assistant"]').last();
-    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
-    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
+    // The stalling application sends a few pieces, then nothing: wait until the text stops changing.
+    const partial = await settledText(answer.locator('.aq-answer'), 'part of the answer, then silence');
     await frame.locator('button[data-action="stop"]').click();
     await waitFor('the answer to stop', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
     assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial);

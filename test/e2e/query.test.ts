@@ -6,7 +6,7 @@ import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   clearNotifications, clickNotificationButton, e2eVersion, launchWorkbench, queryRightClickSelection, quickInput, quickPick,
-  runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
+  runCommand, setApiKey, settledText, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
@@ -84,38 +84,45 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await runCommand(page, 'Notifications: Clear All Notifications');
   });
 
-  it('Stop Query keeps the partial answer and is not reported as an error', async () => {
+  /**
+   * Asks the stalling application from the palette, waits until part of the answer shows in the
+   * panel, stops it with `stop`, and checks that the answer is marked stopped, keeps exactly what
+   * had arrived, and that the service saw the connection close.
+   */
+  async function stopStalledQuery(question: string, stop: () => Promise<void>, beforeStop?: () => Promise<void>): Promise<void> {
     const { page, service } = wb();
-    await setApiKey(wb(), 'Stall', 'stall');
+    const before = service.requests.length;
     await runCommand(page, 'Application Query: Query Application');
     await quickPick(page, 'Stall');
-    await typeInQuickInput(page, 'hello');
+    await typeInQuickInput(page, question);
+    await beforeStop?.();
     const answer = await panelAnswer(page);
-    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 60_000);
-    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
-    await runCommand(page, 'Application Query: Stop Query');
+    const answerText = async (): Promise<string> => ((await answer.locator('.aq-answer').textContent({ timeout: 1000 }).catch(() => '')) ?? '').trim();
+    // The stalling application sends a few pieces, then nothing: wait until the text stops changing.
+    const partial = await settledText(answer.locator('.aq-answer'), 'part of the answer, then silence');
+    await stop();
     await waitFor('the answer to show it stopped', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
-    assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial, 'what arrived is kept');
-    const request = await waitFor('the service to see the connection close', () => service.requests.find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
-    assert.ok(request.closedByClientAt);
+    assert.equal(await answerText(), partial, 'what arrived is kept');
+    await waitFor('the service to see the connection close', () => service.requests.slice(before).find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
+  }
+
+  it('Stop Query keeps the partial answer and is not reported as an error', async () => {
+    const { page } = wb();
+    await setApiKey(wb(), 'Stall', 'stall');
+    await stopStalledQuery('hello', () => runCommand(page, 'Application Query: Stop Query'));
     assert.equal(await page.locator('.notifications-toasts .notification-toast').filter({ hasText: /Stall.*(failed|error)/i }).count(), 0);
   });
 
   it('the progress notification names the application and shows HTTP 200 and what arrived; its Cancel stops the query', async () => {
-    const { page, service } = wb();
+    const { page } = wb();
     await setApiKey(wb(), 'Stall', 'stall');
     await clearNotifications(wb());
-    const before = service.requests.length;
-    await runCommand(page, 'Application Query: Query Application');
-    await quickPick(page, 'Stall');
-    await typeInQuickInput(page, 'hello again');
-    const progress = await waitForNotification(page, /Querying Stall.*HTTP 200 · [\d,]+ characters/s, 60_000);
-    const answer = await panelAnswer(page);
-    await waitFor('part of the answer', async () => ((await answer.locator('.aq-answer').textContent().catch(() => '')) ?? '').trim().length > 0 || undefined, 30_000);
-    const partial = ((await answer.locator('.aq-answer').textContent()) ?? '').trim();
-    await clickNotificationButton(progress, 'Cancel');
-    await waitFor('the answer to show it stopped', async () => (await answer.getAttribute('data-status')) === 'stopped' || undefined, 30_000);
-    assert.equal(((await answer.locator('.aq-answer').textContent()) ?? '').trim(), partial, 'what arrived is kept');
-    await waitFor('the service to see the connection close', () => service.requests.slice(before).find((r) => r.path === '/api/applications/stall/query' && r.closedByClientAt) ?? undefined, 10_000);
+    let progress: Locator | undefined;
+    await stopStalledQuery('hello again', async () => {
+      assert.ok(progress, 'the progress notification showed');
+      await clickNotificationButton(progress, 'Cancel');
+    }, async () => {
+      progress = await waitForNotification(page, /Querying Stall.*HTTP 200 · [\d,]+ characters/s, 60_000);
+    });
   });
 });

@@ -562,6 +562,17 @@ export async function clickMenuEntry(page: Page, entry: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Notifications, output, webviews
 
+/** Waits until `target`'s text (trimmed) is not empty and the same in two readings `intervalMs` apart, and returns it. */
+export async function settledText(target: Locator, what: string, timeoutMs = 60_000, intervalMs = 400): Promise<string> {
+  let previous = '';
+  return waitFor(what, async () => {
+    const now = ((await target.textContent({ timeout: 1000 }).catch(() => '')) ?? '').trim();
+    const settled = now !== '' && now === previous;
+    previous = now;
+    return settled ? now : undefined;
+  }, timeoutMs, intervalMs);
+}
+
 /** Waits for a notification toast containing `text` and returns it. */
 export async function waitForNotification(page: Page, text: string | RegExp, timeoutMs = 30_000): Promise<Locator> {
   const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: text }).first();
