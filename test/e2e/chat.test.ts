@@ -2,12 +2,16 @@
 // Cursor, and find the conversation again after a window reload.
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
+import { startService, type ReferenceService } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
   activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey, settledText, surfaceFrame, useWorkbench,
   waitForWorkbenchReady,
 } from './workbench';
+
+/** The request body for the echo application in this suite: echo streams it back, slowly. */
+const SLOW_ECHO = { query: '${input}', __chunkBytes: 8, __paceMs: 20 };
 
 function chat(page: Page, timeoutMs?: number): Promise<FrameLocator> {
   return surfaceFrame(page, 'chat', timeoutMs);
@@ -27,15 +31,20 @@ async function statusOf(frame: FrameLocator, index: number): Promise<string | nu
 
 describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(400_000);
+  let service: ReferenceService | undefined;
   const wb = useWorkbench(async () => {
-    const workbench = await launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } });
-    for (const [name, id] of [['Demo Assistant', 'demo-assistant'], ['Stall', 'stall']]) {
+    service = await startService({ paceMs: 15, quiet: true });
+    // Echo streams the request body back; this template makes it slow (8 bytes every 20 ms), so an
+    // answer is still streaming when the test looks away from the Chat view.
+    const applications = service.applications.map(({ id, name }) => (id === 'echo' ? { id, name, requestTemplate: SLOW_ECHO } : { id, name }));
+    const workbench = await launchWorkbench({ service, userSettings: { 'applicationQuery.applications': applications } });
+    for (const [name, id] of [['Demo Assistant', 'demo-assistant'], ['Stall', 'stall'], ['Echo', 'echo']]) {
       await setApiKey(workbench, name, id);
     }
     await openViewContainer(workbench.page, 'Application Query');
     await (await chat(workbench.page)).locator('textarea[aria-label="Ask the application"]').waitFor({ state: 'visible', timeout: 60_000 });
     return workbench;
-  });
+  }, { after: async () => service?.close() });
 
   it('streams an answer into the transcript, rendered as markdown', async () => {
     const { page, service } = wb();
@@ -81,6 +90,25 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await code.hover();
     await code.locator('button[data-action="insert"]').click();
     await waitFor('the code in the editor', async () => ((await activeEditor(page).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').includes(firstLine)) || undefined, 30_000);
+  });
+
+  it('an answer that streams while the Chat view is hidden is all there when the view is shown again', async () => {
+    const { page } = wb();
+    const question = `Repeat this back slowly: ${'the quick brown fox jumps over the lazy dog '.repeat(30).trim()}`;
+    await ask(page, 'echo', question);
+    const spinner = page.locator('.part.statusbar .codicon-loading');
+    await spinner.first().waitFor({ state: 'visible', timeout: 30_000 });
+    // Look away: the Explorer takes the side bar and the Chat view's webview goes away.
+    await openViewContainer(page, 'Explorer');
+    assert.ok((await spinner.count()) > 0, 'the answer was still streaming when the view was hidden');
+    await waitFor('the answer to finish while hidden', async () => (await spinner.count()) === 0 || undefined, 120_000);
+    await openViewContainer(page, 'Application Query');
+    const frame = await chat(page);
+    const answer = frame.locator('[data-role="assistant"]').last();
+    await waitFor('the answer to show as done', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 30_000);
+    // Echo answers with the request body: the whole question must be there, in order.
+    const shown = ((await answer.locator('.aq-answer').textContent()) ?? '').replace(/\s+/g, ' ');
+    assert.ok(shown.includes(question), 'every piece that arrived while hidden is shown');
   });
 
   it('keeps the conversation after a window reload', async () => {
