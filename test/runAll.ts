@@ -49,6 +49,8 @@ function lanes(root: string): Lane[] {
     },
     { name: 'integration', args: ['out/test/launch/runIntegration.js'] },
     { name: 'e2e', args: ['out/test/launch/runE2e.js'] },
+    // After the lanes that use the development build: packaging rebuilds dist/ for production.
+    { name: 'package', args: [mocha, '--no-config', '--reporter', 'spec', '--timeout', '600000', '--exit', 'out/test/package/**/*.test.js'] },
     {
       name: 'demo',
       args: ['out/scripts/demo.js'],

@@ -1,37 +1,16 @@
 // Answers in the output channel, and the keys staying put: a hostile workspace cannot redirect
 // requests, and a canary key never shows up in any channel, notification, webview or file on disk.
 import * as assert from 'node:assert/strict';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
-import { waitFor } from '../launch/util';
+import { filesBelow, waitFor } from '../launch/util';
 import {
   clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
   queryRightClickSelection, runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
-
-/** Every file below `dir` (skipping what cannot be read). */
-async function filesBelow(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  let entries: string[];
-  try {
-    entries = await readdir(dir);
-  } catch {
-    return out;
-  }
-  for (const name of entries) {
-    const full = path.join(dir, name);
-    const info = await stat(full).catch(() => undefined);
-    if (info?.isDirectory()) {
-      out.push(...(await filesBelow(full)));
-    } else if (info?.isFile()) {
-      out.push(full);
-    }
-  }
-  return out;
-}
 
 async function query(page: Page, appName: string, question: string): Promise<void> {
   await runCommand(page, 'Application Query: Query Application');

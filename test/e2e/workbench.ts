@@ -61,6 +61,8 @@ export interface LaunchOptions {
    * notification toasts (they then only reach the notification center).
    */
   mode?: 'installed' | 'development';
+  /** Installs this VSIX (code-server's `--install-extension`) instead of linking the working tree. */
+  vsix?: string;
 }
 
 /** The files a workspace gets when the test names none. */
@@ -117,7 +119,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       userSettings: { ...serviceUserSettings(service), ...options.userSettings },
       machineSettings: options.machineSettings,
       env: { AQ_SERVICE_URL: service.url, ...options.env },
-      ...(development ? { testPayload: true } : { installExtension: root }),
+      ...(development ? { testPayload: true } : options.vsix !== undefined ? { installVsix: options.vsix } : { installExtension: root }),
     });
     cleanups.push(() => server.close());
     const browserErrors: string[] = [];

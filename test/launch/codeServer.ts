@@ -284,6 +284,8 @@ export interface StartCodeServerOptions {
    * extensions folder): no payload needed, and notification toasts show in every version.
    */
   installExtension?: string;
+  /** Installs this packaged extension with code-server's own `--install-extension`, as a user installs a VSIX. */
+  installVsix?: string;
 }
 
 /** A running code-server. */
@@ -312,6 +314,12 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   await mkdir(path.join(root, 'ext'), { recursive: true });
   await mkdir(home, { recursive: true });
   if (options.installExtension !== undefined) await linkExtension(options.installExtension, path.join(root, 'ext'));
+  if (options.installVsix !== undefined) {
+    const installed = await runProcess(command, [...args, '--extensions-dir', path.join(root, 'ext'), '--user-data-dir', userDataDir, '--install-extension', options.installVsix], {
+      env: cleanEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), EXTENSIONS_GALLERY: '{}' }),
+    });
+    if (installed.code !== 0) throw new Error(`code-server --install-extension ${options.installVsix} failed (exit ${installed.code}):\n${installed.output.slice(-2000)}`);
+  }
   await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
 

@@ -2,6 +2,7 @@
 // Plain Node only: this file is loaded by launchers, by mocha in Node and by scripts/demo.ts.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 
@@ -216,4 +217,25 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     else env[key] = value;
   }
   return env;
+}
+
+/** Every file below `dir`, as full paths (skipping what cannot be read). */
+export async function filesBelow(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries: string[];
+  try {
+    entries = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const full = path.join(dir, name);
+    const info = await stat(full).catch(() => undefined);
+    if (info?.isDirectory()) {
+      out.push(...(await filesBelow(full)));
+    } else if (info?.isFile()) {
+      out.push(full);
+    }
+  }
+  return out;
 }
