@@ -5,11 +5,18 @@ import type { WebviewToHost } from '../protocol/messages';
 /** Messages about an answer's content that every surface handles the same way. */
 export type ContentAction = Extract<WebviewToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
 
-const CONTENT_ACTIONS: ReadonlySet<WebviewToHost['type']> = new Set<ContentAction['type']>(['copy', 'insertCode', 'openCode', 'openLink', 'setApiKey']);
+/** Each content action by the name the user knows it by (for a failure's warning). */
+const CONTENT_ACTIONS: Readonly<Record<ContentAction['type'], string>> = {
+  copy: 'Copy',
+  insertCode: 'Insert at Cursor',
+  openCode: 'Open in New Editor',
+  openLink: 'Opening the link',
+  setApiKey: 'Set API Key…',
+};
 
 /** Whether `message` is one of the shared content actions (narrows it for the caller's own switch). */
 export function isContentAction(message: WebviewToHost): message is ContentAction {
-  return CONTENT_ACTIONS.has(message.type);
+  return Object.hasOwn(CONTENT_ACTIONS, message.type);
 }
 
 /**
@@ -17,7 +24,7 @@ export function isContentAction(message: WebviewToHost): message is ContentActio
  * platform refuses) become a warning instead of an unhandled rejection in the extension host.
  */
 export function runContentAction(message: ContentAction, applicationId: string | undefined): void {
-  background(contentAction(message, applicationId), 'That action');
+  background(contentAction(message, applicationId), CONTENT_ACTIONS[message.type]);
 }
 
 function contentAction(message: ContentAction, applicationId: string | undefined): Thenable<unknown> {

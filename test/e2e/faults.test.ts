@@ -7,16 +7,9 @@ import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, e2eVersion, launchWorkbench, quickPick, runCommand, setApiKey, surfaceFrame, typeInQuickInput,
+  clearNotifications, e2eVersion, launchWorkbench, notificationCenterText, queryFromPalette, runCommand, setApiKey, surfaceFrame,
   useWorkbench,
 } from './workbench';
-
-/** Query Application from the palette, as a person does, with no selection. */
-async function query(page: Page, applicationName: string, question: string): Promise<void> {
-  await runCommand(page, 'Application Query: Query Application');
-  await quickPick(page, applicationName);
-  await typeInQuickInput(page, question);
-}
 
 /** The answer in the panel of `applicationName`, once it has ended with `status`. */
 async function endedAnswer(page: Page, applicationName: string, status: 'error' | 'interrupted'): Promise<Locator> {
@@ -24,15 +17,6 @@ async function endedAnswer(page: Page, applicationName: string, status: 'error' 
   const answer = panel.locator('[data-role="assistant"]').last();
   await waitFor(`the answer to end as ${status}`, async () => (await answer.getAttribute('data-status', { timeout: 1000 })) === status || undefined, 60_000);
   return answer;
-}
-
-/** The text of every notification (the center keeps those that toasts may drop). */
-async function notificationCenterText(page: Page, expected: RegExp): Promise<string> {
-  await runCommand(page, 'Notifications: Show Notifications');
-  return waitFor(`a notification matching ${String(expected)}`, async () => {
-    const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
-    return expected.test(text) ? text : undefined;
-  }, 60_000);
 }
 
 describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
@@ -56,7 +40,7 @@ describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fun
 
   it('429 with Retry-After: the answer shows HTTP 429 and the notification offers Retry with the wait', async () => {
     const { page, service } = wb();
-    await query(page, 'Rate limited', 'hello');
+    await queryFromPalette(page, 'Rate limited', 'hello');
     await waitFor('the 429 at the service', () => service.requests.find((r) => r.applicationId === 'fail-429' && r.status === 429), 30_000);
     const answer = await endedAnswer(page, 'Rate limited', 'error');
     assert.match((await answer.innerText()).replace(/\s+/g, ' '), /HTTP 429/);
@@ -67,7 +51,7 @@ describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fun
 
   it('a captive-portal page (200 text/html) is reported and never rendered', async () => {
     const { page } = wb();
-    await query(page, 'Captive portal', 'hello');
+    await queryFromPalette(page, 'Captive portal', 'hello');
     const answer = await endedAnswer(page, 'Captive portal', 'error');
     const text = (await answer.innerText()).replace(/\s+/g, ' ');
     assert.match(text, /HTML page/, 'the message says an HTML page came instead of an answer');
@@ -77,7 +61,7 @@ describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fun
 
   it('a redirect is refused, names its target, and the other origin receives nothing', async () => {
     const { page } = wb();
-    await query(page, 'Redirect', 'hello');
+    await queryFromPalette(page, 'Redirect', 'hello');
     const answer = await endedAnswer(page, 'Redirect', 'error');
     const text = (await answer.innerText()).replace(/\s+/g, ' ');
     assert.ok(capture, 'the capture server runs');
@@ -88,7 +72,7 @@ describe(`Failures end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fun
 
   it('a stream cut off midway keeps what arrived and says how much', async () => {
     const { page } = wb();
-    await query(page, 'Cut off', 'hello');
+    await queryFromPalette(page, 'Cut off', 'hello');
     const answer = await endedAnswer(page, 'Cut off', 'interrupted');
     assert.ok(((await answer.locator('.aq-answer').textContent()) ?? '').trim().length > 100, 'the partial answer is kept');
     assert.match((await answer.innerText()).replace(/\s+/g, ' '), /interrupted after \d+ bytes/i);

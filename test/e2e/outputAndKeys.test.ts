@@ -3,20 +3,14 @@
 import * as assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { filesBelow, waitFor } from '../launch/util';
 import {
-  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, openViewContainer, outputChannelText, quickPick,
-  queryRightClickSelection, runCommand, setApiKey, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
+  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, notificationCenterText, openFile,
+  openViewContainer, outputChannelText, queryFromPalette, queryRightClickSelection, quickPick, runCommand, setApiKey,
+  surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
-
-async function query(page: Page, appName: string, question: string): Promise<void> {
-  await runCommand(page, 'Application Query: Query Application');
-  await quickPick(page, appName);
-  await typeInQuickInput(page, question);
-}
 
 describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);
@@ -68,13 +62,8 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     const { page, service } = wb();
     const canary = service.keyFor('fail-401');
     await setApiKey(wb(), 'Revoked key', 'fail-401', canary);
-    await query(page, 'Revoked key', 'hello');
-    // Toasts can be dropped when several arrive at once; the notification center keeps them all.
-    await runCommand(page, 'Notifications: Show Notifications');
-    const center = await waitFor('the 401 notification', async () => {
-      const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
-      return text.includes('HTTP 401') ? text : undefined;
-    }, 60_000);
+    await queryFromPalette(page, 'Revoked key', 'hello');
+    const center = await notificationCenterText(page, /HTTP 401/);
     const seen: string[] = [center];
     // The Chat view with this application, and the request it makes.
     await openViewContainer(page, 'Application Query');

@@ -5,8 +5,9 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  clearNotifications, clickNotificationButton, e2eVersion, launchWorkbench, queryRightClickSelection, quickInput, quickPick,
-  runCommand, setApiKey, settledText, surfaceFrame, typeInQuickInput, useWorkbench, waitForNotification,
+  clearNotifications, clickNotificationButton, e2eVersion, launchWorkbench, notificationCenterText, queryFromPalette,
+  queryRightClickSelection, quickInput, quickPick, runCommand, setApiKey, settledText, surfaceFrame, typeInQuickInput,
+  useWorkbench, waitForNotification,
 } from './workbench';
 
 /** The answer panel's latest answer turn. */
@@ -57,9 +58,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
 
   it('shows HTTP 401 in an error notification with a Set API Key… action', async () => {
     const { page, service } = wb();
-    await runCommand(page, 'Application Query: Query Application');
-    await quickPick(page, 'Revoked key');
-    await typeInQuickInput(page, 'hello');
+    await queryFromPalette(page, 'Revoked key', 'hello');
     // No key yet: the query asks for one instead of failing.
     await typeInQuickInput(page, service.keyFor('fail-401'), { password: true });
     const toast = await waitForNotification(page, /HTTP 401/, 60_000);
@@ -69,16 +68,9 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
   it('shows HTTP 500 in an error notification with Retry and Show Log', async () => {
     const { page, service } = wb();
     await setApiKey(wb(), 'Server error', 'fail-500');
-    await runCommand(page, 'Application Query: Query Application');
-    await quickPick(page, 'Server error');
-    await typeInQuickInput(page, 'hello');
+    await queryFromPalette(page, 'Server error', 'hello');
     await waitFor('the query to reach the service', () => service.requests.find((r) => r.path === '/api/applications/fail-500/query' && r.status === 500), 30_000);
-    // Toasts can be dropped when several arrive at once; the notification center keeps them all.
-    await runCommand(page, 'Notifications: Show Notifications');
-    const center = await waitFor('the 500 notification', async () => {
-      const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
-      return text.includes('HTTP 500') ? text : undefined;
-    }, 60_000);
+    const center = await notificationCenterText(page, /HTTP 500/);
     assert.match(center, /Retry/, 'Retry is offered');
     assert.match(center, /Show Log/, 'Show Log is offered');
     await runCommand(page, 'Notifications: Clear All Notifications');
@@ -92,9 +84,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
   async function stopStalledQuery(question: string, stop: () => Promise<void>, beforeStop?: () => Promise<void>): Promise<void> {
     const { page, service } = wb();
     const before = service.requests.length;
-    await runCommand(page, 'Application Query: Query Application');
-    await quickPick(page, 'Stall');
-    await typeInQuickInput(page, question);
+    await queryFromPalette(page, 'Stall', question);
     await beforeStop?.();
     const answer = await panelAnswer(page);
     const answerText = async (): Promise<string> => ((await answer.locator('.aq-answer').textContent({ timeout: 1000 }).catch(() => '')) ?? '').trim();

@@ -444,6 +444,13 @@ export async function setApiKey(workbench: Pick<Workbench, 'page' | 'service'>, 
   await waitFor(`the key check of ${applicationId}`, () => service.requests.slice(already).some((r) => r.method === 'GET' && r.path === `/api/applications/${applicationId}` && r.headers.authorization === `Bearer ${value}`) || undefined, 60_000);
 }
 
+/** The palette flow: *Query Application*, pick the application, send `question` (no selection needed). */
+export async function queryFromPalette(page: Page, applicationName: string, question: string): Promise<void> {
+  await runCommand(page, 'Application Query: Query Application');
+  await quickPick(page, applicationName);
+  await typeInQuickInput(page, question);
+}
+
 /**
  * The right-click flow: opens `file`, selects lines `from`..`to`, runs *Query Application with
  * Selection* from the editor's context menu, picks the application and sends `question`.
@@ -588,6 +595,18 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
     throw new Error(`no notification toast matching ${String(text)} within ${Math.round(timeoutMs / 1000)} s; toasts showing: ${JSON.stringify(shown)}; status bar bell: ${bell ?? '?'}`);
   }
   return toast;
+}
+
+/**
+ * Opens the notification center and waits until its text matches `expected`; returns all of it.
+ * (Toasts can be dropped when several arrive at once; the center keeps every notification.)
+ */
+export async function notificationCenterText(page: Page, expected: RegExp, timeoutMs = 60_000): Promise<string> {
+  await runCommand(page, 'Notifications: Show Notifications');
+  return waitFor(`a notification matching ${String(expected)}`, async () => {
+    const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
+    return expected.test(text) ? text : undefined;
+  }, timeoutMs);
 }
 
 /** Clicks a button of a notification toast. */
