@@ -109,8 +109,11 @@ export function detectFormat(contentType: string | null, headers: HeaderLookup, 
 /**
  * The answer text carried by one parsed event. With `field` (a dotted path such as
  * `choices.0.delta.content`) only that field is read; otherwise the common shapes are recognized:
- * OpenAI, AI SDK, Anthropic, Dify, Flowise, Ollama, and `{text|content|token|delta|response}`.
- * `undefined` when the event carries no text (start, finish, ping, usage…).
+ * OpenAI chat completions and Responses API (`response.output_text.delta`), AI SDK, Anthropic
+ * Messages (`content_block_delta` text deltas), LangChain/LangServe (`on_chat_model_stream` events
+ * and `/stream` message chunks, content as a string or text parts), Dify, Flowise, Ollama, and
+ * `{text|content|token|delta|response}`. `undefined` when the event carries no text (start,
+ * finish, ping, usage, tool calls, reasoning…).
  */
 export function extractText(value: unknown, field?: string): string | undefined {
   if (field !== undefined && field !== '') {
@@ -134,7 +137,14 @@ export function extractText(value: unknown, field?: string): string | undefined 
       }
       case 'response.output_text.delta':
         return stringOf(value['delta']);
+      case 'AIMessageChunk':
+        // LangServe `/stream` of a chat model: the chunk itself.
+        return contentText(value['content']);
       default:
+        // The rest of the OpenAI Responses events repeat the text (`…done`) or carry tool arguments.
+        if (type.startsWith('response.')) {
+          return undefined;
+        }
         // Reasoning, tool calls and "thinking" carry text that is not the answer.
         if (/reason|tool|think|error/i.test(type)) {
           return undefined;
@@ -167,6 +177,12 @@ export function extractText(value: unknown, field?: string): string | undefined 
       const data = value['data'];
       return isRecord(data) ? stringOf(data['text']) : undefined;
     }
+    if (event === 'on_chat_model_stream' || event === 'on_llm_stream') {
+      // LangChain/LangServe stream events; other `on_*` events repeat the text or are bookkeeping.
+      const data = value['data'];
+      const chunk = isRecord(data) ? data['chunk'] : undefined;
+      return typeof chunk === 'string' ? chunk : isRecord(chunk) ? (contentText(chunk['content']) ?? stringOf(chunk['text'])) : undefined;
+    }
     if (event !== 'text' && event !== 'delta' && event !== 'content') {
       return undefined;
     }
@@ -192,12 +208,144 @@ export function extractText(value: unknown, field?: string): string | undefined 
   );
 }
 
+/** Whose event shape an SSE or NDJSON answer uses, as far as its first events tell. */
+export type StreamShape =
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'langserve-events'
+  | 'langserve'
+  | 'ai-sdk'
+  | 'dify'
+  | 'flowise'
+  | 'ollama'
+  | 'tgi';
+
+/** What people call each {@link StreamShape}. */
+export const STREAM_SHAPE_LABELS: Readonly<Record<StreamShape, string>> = {
+  'openai-chat': 'OpenAI chat completions',
+  'openai-responses': 'OpenAI Responses API',
+  anthropic: 'Anthropic Messages',
+  'langserve-events': 'LangChain stream events',
+  langserve: 'LangServe stream',
+  'ai-sdk': 'AI SDK',
+  dify: 'Dify',
+  flowise: 'Flowise',
+  ollama: 'Ollama',
+  tgi: 'Text Generation Inference',
+};
+
+const ANTHROPIC_TYPES: ReadonlySet<string> = new Set([
+  'message_start',
+  'content_block_start',
+  'content_block_delta',
+  'content_block_stop',
+  'message_delta',
+  'message_stop',
+]);
+
+/**
+ * Names the event shape of an answer from the start of its wire text (for History and the
+ * inspector; parsing does not need it). `undefined` for plain text or when no event tells.
+ */
+export function detectStreamShape(format: WireFormat, firstText: string): StreamShape | undefined {
+  if (format === 'vercel-data') {
+    return 'ai-sdk';
+  }
+  if (format === 'ndjson') {
+    for (const line of firstText.split('\n')) {
+      const shape = shapeOfData(line.charCodeAt(0) === 0x1e ? line.slice(1) : line, undefined);
+      if (shape !== undefined) {
+        return shape;
+      }
+    }
+    return undefined;
+  }
+  if (format !== 'sse') {
+    return undefined;
+  }
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  parser.feed(firstText.replace(/^\uFEFF/, ''));
+  let langserve = false;
+  for (const event of events) {
+    const shape = shapeOfData(event.data, event.event);
+    if (shape !== undefined) {
+      return shape;
+    }
+    // LangServe opens with `event: metadata` carrying the run id, then `event: data` frames.
+    langserve ||= event.event === 'metadata' && /"run_id"/.test(event.data);
+  }
+  return langserve ? 'langserve' : undefined;
+}
+
+/** A {@link WireFormat} for people, with the shape when known: `SSE (Anthropic Messages)`. */
+export function describeWireFormat(format: WireFormat, shape?: StreamShape): string {
+  const name = { text: 'plain text', sse: 'SSE', ndjson: 'NDJSON', 'vercel-data': 'AI SDK data stream' }[format];
+  return shape === undefined || format === 'vercel-data' ? name : `${name} (${STREAM_SHAPE_LABELS[shape]})`;
+}
+
+function shapeOfData(data: string, eventName: string | undefined): StreamShape | undefined {
+  const trimmed = data.trim();
+  if (!trimmed.startsWith('{')) {
+    return eventName === 'data' && trimmed.startsWith('"') ? 'langserve' : undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(trimmed);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(value)) {
+    return undefined;
+  }
+  const type = value['type'];
+  if (typeof type === 'string') {
+    if (type.startsWith('response.')) {
+      return 'openai-responses';
+    }
+    if (ANTHROPIC_TYPES.has(type)) {
+      return 'anthropic';
+    }
+    if (type === 'AIMessageChunk') {
+      return 'langserve';
+    }
+    if (type === 'text-delta' || type === 'text-start' || type === 'start-step') {
+      return 'ai-sdk';
+    }
+  }
+  if (Array.isArray(value['choices'])) {
+    return 'openai-chat';
+  }
+  const event = value['event'];
+  if (typeof event === 'string') {
+    if (event.startsWith('on_')) {
+      return 'langserve-events';
+    }
+    if (event === 'message' || event === 'agent_message' || event === 'message_end' || event === 'workflow_started') {
+      return 'dify';
+    }
+    if (event === 'token') {
+      return 'flowise';
+    }
+  }
+  if (typeof value['model'] === 'string' && typeof value['done'] === 'boolean') {
+    return 'ollama';
+  }
+  if (isRecord(value['token']) && typeof value['token']['text'] === 'string') {
+    return 'tgi';
+  }
+  return undefined;
+}
+
 /**
  * Turns the decoded text of an answer stream into answer text pieces, in order.
  * - `text`: passed through.
  * - `sse`: each event's data is read as JSON ({@link extractText}) or, when it is not JSON, taken as
- *   text; `[DONE]` ends the answer; an `error` event throws {@link StreamFormatError}; events with no
- *   text are skipped; an unterminated last event is still delivered.
+ *   text; `[DONE]` and the Responses API's `response.completed`/`response.incomplete` end the
+ *   answer; an `error` event (also Anthropic's and the Responses API's `error`/`response.failed`)
+ *   throws {@link StreamFormatError}; events with no text are skipped; an unterminated last event
+ *   is still delivered.
  * - `ndjson`: one JSON value per line (CRLF and blank lines allowed, a line may span chunks); a bad
  *   line throws {@link StreamFormatError} naming its number, after what came before was yielded. A
  *   single pretty-printed JSON document is accepted too.
@@ -291,7 +439,15 @@ function sseEventText(event: EventSourceMessage, field: string | undefined): str
   if (error !== undefined) {
     throw new StreamFormatError(`The service reported an error in the answer stream: ${error}`);
   }
+  if (isRecord(parsed.value) && isResponsesEnd(parsed.value)) {
+    return DONE;
+  }
   return extractText(parsed.value, field);
+}
+
+/** OpenAI Responses API: `response.completed` (or `incomplete`) is the last event of an answer. */
+function isResponsesEnd(value: Record<string, unknown>): boolean {
+  return value['type'] === 'response.completed' || value['type'] === 'response.incomplete';
 }
 
 async function* parseNdjson(text: AsyncIterable<string>, field: string | undefined): AsyncGenerator<string> {
@@ -468,9 +624,15 @@ function streamErrorMessage(value: unknown, isError: boolean): string | undefine
   if (!isRecord(value)) {
     return isError ? JSON.stringify(value) : undefined;
   }
+  // OpenAI Responses API: a failed response carries its error inside the response object.
+  if (value['type'] === 'response.failed') {
+    const response = value['response'];
+    const failure = isRecord(response) ? response['error'] : undefined;
+    return (isRecord(failure) ? errorObjectMessage(failure) : undefined) ?? 'the response failed (no details given)';
+  }
   const flagged = isError || value['type'] === 'error' || value['event'] === 'error';
   const error = value['error'];
-  const fromError = typeof error === 'string' ? error : isRecord(error) ? stringOf(error['message']) : undefined;
+  const fromError = typeof error === 'string' ? error : isRecord(error) ? errorObjectMessage(error) : undefined;
   if (flagged) {
     return (
       stringOf(value['errorText']) ??
@@ -485,6 +647,41 @@ function streamErrorMessage(value: unknown, isError: boolean): string | undefine
     return fromError;
   }
   return undefined;
+}
+
+/**
+ * A LangChain message content: a string, or an array of parts whose `text` parts are joined
+ * (tool calls, images and thinking parts are not answer text).
+ */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') {
+    return content;
+  }
+  if (!Array.isArray(content)) {
+    return undefined;
+  }
+  let text: string | undefined;
+  for (const part of content) {
+    if (typeof part === 'string') {
+      text = (text ?? '') + part;
+    } else if (isRecord(part) && (part['type'] === undefined || part['type'] === 'text' || part['type'] === 'text_delta')) {
+      const piece = stringOf(part['text']);
+      if (piece !== undefined) {
+        text = (text ?? '') + piece;
+      }
+    }
+  }
+  return text;
+}
+
+/** `{message, type|code}` as "message (code)", the way Anthropic and OpenAI describe errors. */
+function errorObjectMessage(error: Record<string, unknown>): string | undefined {
+  const message = stringOf(error['message']);
+  const code = stringOf(error['type']) ?? stringOf(error['code']);
+  if (message === undefined) {
+    return undefined;
+  }
+  return code === undefined || code === '' ? message : `${message} (${code})`;
 }
 
 function readPath(value: unknown, path: string): unknown {

@@ -41,6 +41,12 @@ export interface QueryResponse {
   readonly bytesReceived: () => number;
   /** Things worth telling the user once the answer ended (e.g. a character cut at the end). */
   readonly warnings: string[];
+  /**
+   * True once an SSE, NDJSON or data-stream answer ended normally with body bytes but no answer
+   * text in any of its events (a warning saying so is in `warnings`): show the raw response and
+   * suggest `responseField`. Never true for plain text, which is its own answer.
+   */
+  readonly noTextExtracted: () => boolean;
 }
 
 /** The exact Accept header sent with a query. */
@@ -118,6 +124,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
     }
 
     const warnings: string[] = [];
+    const textless = { value: false };
     const pieces = readBody(response.body, transfer, req.onRaw, warnings);
     let format: WireFormat | undefined =
       req.responseFormat !== undefined && req.responseFormat !== 'auto' ? req.responseFormat : detectFormatFromHeaders(contentType, headers);
@@ -148,7 +155,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
       text = prepend(first, pieces, failure);
     }
     if (format !== 'text') {
-      text = watch(parseFormat(format, text, req.responseField), format, transfer, warnings, secrets);
+      text = watch(parseFormat(format, text, req.responseField), format, transfer, warnings, secrets, textless);
     }
     handedOver = true;
     return {
@@ -160,6 +167,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
       text,
       bytesReceived: () => transfer.bytes,
       warnings,
+      noTextExtracted: () => textless.value,
     };
   } finally {
     if (!handedOver) {
@@ -251,6 +259,7 @@ async function* watch(
   transfer: Transfer,
   warnings: string[],
   secrets: readonly string[],
+  textless: { value: boolean },
 ): AsyncGenerator<string, void, undefined> {
   let pieces = 0;
   try {
@@ -262,6 +271,7 @@ async function* watch(
     throw sanitizeError(error, secrets);
   }
   if (pieces === 0 && transfer.bytes > 0) {
+    textless.value = true;
     warnings.push(
       `The service sent ${transfer.bytes} bytes as ${format === 'vercel-data' ? 'an AI SDK data stream' : format.toUpperCase()} but no answer text was found in them. ` +
         'If the text is in an unusual field, set "responseField" for this application (see the raw response).',

@@ -125,7 +125,8 @@ describe('reference service (service/)', function () {
       const ids = service.applications.map((a) => a.id);
       for (const id of ['demo-assistant', 'echo', 'bulk', 'sse-openai', 'sse-vercel', 'sse-dify', 'sse-flowise', 'sse-error',
         'ndjson', 'ndjson-bad', 'vercel-data', 'fail-401', 'fail-429', 'fail-503', 'fail-500', 'cutoff', 'stall',
-        'slow-headers', 'html', 'redirect', 'bad-chunk', 'hostile']) {
+        'slow-headers', 'html', 'redirect', 'bad-chunk', 'hostile', 'sse-anthropic', 'sse-openai-responses', 'sse-langserve',
+        'sse-langserve-stream', 'sse-custom-field']) {
         assert.ok(ids.includes(id), id);
       }
       assert.equal(service.applications.find((a) => a.id === 'demo-assistant')?.name, 'Demo Assistant');
@@ -371,6 +372,58 @@ describe('reference service (service/)', function () {
       assert.equal(parts[0].event, 'start');
       assert.equal(parts.at(-1)?.event, 'end');
       assert.equal(parts.filter((p) => p.event === 'token').map((p) => p.data).join(''), expected);
+    });
+
+    it('sse-anthropic: message_start, pings, text deltas, message_stop', async () => {
+      const events = sseEvents((await framed('sse-anthropic')).raw);
+      assert.deepEqual(events.map((e) => e.event).filter((e) => e !== 'content_block_delta'),
+        ['message_start', 'content_block_start', 'ping', 'ping', 'content_block_stop', 'message_delta', 'message_stop']);
+      for (const e of events) {
+        assert.equal((JSON.parse(e.data) as { type: string }).type, e.event);
+      }
+      const deltas = events.filter((e) => e.event === 'content_block_delta').map((e) => JSON.parse(e.data) as { delta: { type: string; text: string } });
+      assert.ok(deltas.every((d) => d.delta.type === 'text_delta'));
+      assert.equal(deltas.map((d) => d.delta.text).join(''), expected);
+    });
+
+    it('sse-openai-responses: output_text deltas, the whole text repeated in the done events, then response.completed', async () => {
+      const events = sseEvents((await framed('sse-openai-responses')).raw);
+      const parts = events.map((e) => JSON.parse(e.data) as { type: string; delta?: string; text?: string; sequence_number: number });
+      assert.deepEqual(parts.map((p) => p.type), events.map((e) => e.event));
+      assert.deepEqual(parts.map((p) => p.sequence_number), parts.map((_, i) => i));
+      assert.equal(parts[0].type, 'response.created');
+      assert.equal(parts.at(-1)?.type, 'response.completed');
+      assert.equal(parts.filter((p) => p.type === 'response.output_text.delta').map((p) => p.delta).join(''), expected);
+      assert.equal(parts.find((p) => p.type === 'response.output_text.done')?.text, expected);
+    });
+
+    it('sse-langserve: on_chat_model_stream chunks (string or text parts) among events that repeat them', async () => {
+      const events = sseEvents((await framed('sse-langserve')).raw);
+      assert.ok(events.every((e) => e.event === 'data'));
+      const parts = events.map((e) => JSON.parse(e.data) as { event: string; data: { chunk?: { content: string | { text: string }[] } | string } });
+      const model = parts.filter((p) => p.event === 'on_chat_model_stream').map((p) => {
+        const content = (p.data.chunk as { content: string | { text: string }[] }).content;
+        return typeof content === 'string' ? content : content.map((c) => c.text).join('');
+      });
+      assert.equal(model.join(''), expected);
+      assert.ok(parts.some((p) => p.event === 'on_chat_model_stream' && Array.isArray((p.data.chunk as { content: unknown }).content)));
+      assert.equal(parts.filter((p) => p.event === 'on_parser_stream').map((p) => p.data.chunk as string).join(''), expected);
+    });
+
+    it('sse-langserve-stream: metadata, AIMessageChunk data events, end', async () => {
+      const { raw } = await framed('sse-langserve-stream');
+      assert.match(raw, /event: end\n\n$/);
+      const events = sseEvents(raw);
+      assert.equal(events[0].event, 'metadata');
+      const chunks = events.slice(1).map((e) => JSON.parse(e.data) as { type: string; content: string });
+      assert.ok(chunks.every((c) => c.type === 'AIMessageChunk'));
+      assert.equal(chunks.map((c) => c.content).join(''), expected);
+    });
+
+    it('sse-custom-field: the text only in output.value', async () => {
+      const parts = sseEvents((await framed('sse-custom-field')).raw).map((e) => JSON.parse(e.data) as { output: { value?: string } });
+      assert.equal(parts.map((p) => p.output.value ?? '').join(''), expected);
+      assert.deepEqual(Object.keys(parts[0]), ['output']);
     });
 
     it('sse-error: a few deltas, then an error event saying "model overloaded"', async () => {

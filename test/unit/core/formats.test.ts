@@ -1,6 +1,21 @@
 import * as assert from 'node:assert/strict';
+import { answerPieces, demoAnswer } from '../../../service/apps';
+import { frameAnswer, type FramedApplicationId } from '../../../service/framing';
+import { startService, type ReferenceService } from '../../../service/server';
+import { decodeUtf8 } from '../../../src/core/decode';
 import { StreamFormatError } from '../../../src/core/errors';
-import { detectFormat, detectFormatFromHeaders, extractText, parseFormat, sniffFormat, type WireFormat } from '../../../src/core/formats';
+import {
+  describeWireFormat,
+  detectFormat,
+  detectFormatFromHeaders,
+  detectStreamShape,
+  extractText,
+  parseFormat,
+  sniffFormat,
+  type StreamShape,
+  type WireFormat,
+} from '../../../src/core/formats';
+import { sendQuery } from '../../../src/core/queryClient';
 import { collect, fromArray } from '../helpers/loopback';
 
 function headers(values: Record<string, string> = {}): { get(name: string): string | null } {
@@ -292,6 +307,228 @@ describe('formats', () => {
     it('leaves the decision to sniffing for unknown types', () => {
       assert.equal(detectFormatFromHeaders('application/json', headers()), undefined);
       assert.equal(detectFormatFromHeaders(null, headers()), undefined);
+    });
+  });
+
+  describe('the shapes of hosted LLM platforms', () => {
+    const sse = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    const anthropicDelta = (text: string): string =>
+      sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } });
+    const anthropic = [
+      sse('message_start', { type: 'message_start', message: { id: 'm', role: 'assistant', content: [], usage: { input_tokens: 1 } } }),
+      sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+      sse('ping', { type: 'ping' }),
+      anthropicDelta('Grüße '),
+      anthropicDelta('日本 '),
+      sse('content_block_delta', { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"a":' } }),
+      anthropicDelta('🚀'),
+      sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+      sse('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 3 } }),
+      sse('message_stop', { type: 'message_stop' }),
+    ].join('');
+
+    /** Parses `stream` from its UTF-8 bytes cut in two at every byte (so also inside characters). */
+    async function everyByteSplit(stream: string, expected: string): Promise<void> {
+      const bytes = Buffer.from(stream, 'utf8');
+      for (let i = 0; i <= bytes.length; i++) {
+        const text = decodeUtf8(fromArray([bytes.subarray(0, i), bytes.subarray(i)]));
+        const { text: got, error } = await collect(parseFormat('sse', text));
+        assert.equal(error, undefined, `split at byte ${i}`);
+        assert.equal(got, expected, `split at byte ${i}`);
+      }
+    }
+
+    it('Anthropic Messages: only text deltas, for every split of the bytes (mid-line, mid-character)', async () => {
+      await everyByteSplit(anthropic, 'Grüße 日本 🚀');
+    });
+
+    it('Anthropic Messages: an error event ends the answer with its message and type', async () => {
+      const stream = anthropicDelta('partial') + sse('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }) + anthropicDelta('never');
+      const { text, error } = await parse('sse', [stream]);
+      assert.equal(text, 'partial');
+      assert.ok(error instanceof StreamFormatError);
+      assert.match(error.message, /Overloaded \(overloaded_error\)/);
+    });
+
+    const responsesEvent = (type: string, fields: Record<string, unknown> = {}): string => sse(type, { type, ...fields });
+    const responses = [
+      responsesEvent('response.created', { response: { id: 'r', status: 'in_progress', output: [] } }),
+      responsesEvent('response.output_item.added', { item: { type: 'message', content: [] } }),
+      responsesEvent('response.content_part.added', { part: { type: 'output_text', text: '' } }),
+      responsesEvent('response.output_text.delta', { delta: 'ça ' }),
+      responsesEvent('response.function_call_arguments.delta', { delta: '{"city":' }),
+      responsesEvent('response.reasoning_summary_text.delta', { delta: 'thinking' }),
+      responsesEvent('response.output_text.delta', { delta: 'marche ✓' }),
+      responsesEvent('response.output_text.done', { text: 'ça marche ✓' }),
+      responsesEvent('response.content_part.done', { part: { type: 'output_text', text: 'ça marche ✓' } }),
+      responsesEvent('response.output_item.done', { item: { type: 'message', content: [{ type: 'output_text', text: 'ça marche ✓' }] } }),
+      responsesEvent('response.completed', { response: { id: 'r', status: 'completed', output: [] } }),
+    ].join('');
+
+    it('OpenAI Responses: output_text deltas only (never the repeated …done text), for every split of the bytes', async () => {
+      await everyByteSplit(responses, 'ça marche ✓');
+    });
+
+    it('OpenAI Responses: response.completed ends the answer', async () => {
+      const { text, error } = await parse('sse', [responses, 'data: after the end\n\n']);
+      assert.equal(error, undefined);
+      assert.equal(text, 'ça marche ✓');
+    });
+
+    it('OpenAI Responses: response.failed and error events end with their message', async () => {
+      const failed = await parse('sse', [
+        responsesEvent('response.output_text.delta', { delta: 'half' }),
+        responsesEvent('response.failed', { response: { status: 'failed', error: { code: 'server_error', message: 'The model crashed' } } }),
+      ]);
+      assert.equal(failed.text, 'half');
+      assert.ok(failed.error instanceof StreamFormatError);
+      assert.match(failed.error.message, /The model crashed \(server_error\)/);
+      const bare = await parse('sse', [responsesEvent('response.failed', { response: { status: 'failed' } })]);
+      assert.ok(bare.error instanceof StreamFormatError);
+      assert.match(bare.error.message, /response failed/);
+      const error = await parse('sse', [responsesEvent('error', { code: 'rate_limit_exceeded', message: 'Slow down', param: null })]);
+      assert.ok(error.error instanceof StreamFormatError);
+      assert.match(error.error.message, /Slow down/);
+    });
+
+    const langEvent = (event: string, data: unknown): string => sse('data', { event, data, name: 'x', run_id: 'r', tags: [], metadata: {} });
+    const langserve = [
+      'event: metadata\ndata: {"run_id":"r"}\n\n',
+      langEvent('on_chain_start', { input: { q: 'x' } }),
+      langEvent('on_chat_model_stream', { chunk: { content: 'Hola ', type: 'AIMessageChunk', tool_call_chunks: [] } }),
+      langEvent('on_parser_stream', { chunk: 'Hola ' }),
+      langEvent('on_chain_stream', { chunk: 'Hola ' }),
+      langEvent('on_chat_model_stream', {
+        chunk: { content: [{ type: 'text', text: 'ñandú ', index: 0 }, { type: 'tool_use', id: 't', name: 'f', input: {} }, { type: 'text', text: '🦤' }] },
+      }),
+      langEvent('on_chat_model_stream', { chunk: { content: [{ type: 'input_json_delta', partial_json: '{' }] } }),
+      langEvent('on_chat_model_stream', { chunk: { content: '' } }),
+      langEvent('on_chat_model_end', { output: { content: 'Hola ñandú 🦤' } }),
+      langEvent('on_chain_end', { output: 'Hola ñandú 🦤' }),
+      'event: end\n\n',
+    ].join('');
+
+    it('LangChain stream events: on_chat_model_stream content as a string or text parts, for every split of the bytes', async () => {
+      await everyByteSplit(langserve, 'Hola ñandú 🦤');
+    });
+
+    it('LangServe /stream: message chunks and plain string outputs', async () => {
+      const chunks = 'event: metadata\ndata: {"run_id":"r"}\n\n' +
+        sse('data', { content: 'a', type: 'AIMessageChunk', tool_calls: [], additional_kwargs: {} }) +
+        sse('data', { content: [{ type: 'text', text: 'b' }], type: 'AIMessageChunk' }) +
+        sse('data', 'c') +
+        'event: end\n\n';
+      const { text, error } = await parse('sse', [chunks]);
+      assert.equal(error, undefined);
+      assert.equal(text, 'abc');
+    });
+
+    it('LangServe: an error event ends the answer with its message', async () => {
+      const { error } = await parse('sse', ['event: error\ndata: {"status_code":500,"message":"Internal Server Error"}\n\n']);
+      assert.ok(error instanceof StreamFormatError);
+      assert.match(error.message, /Internal Server Error/);
+    });
+
+    it('extractText on single events of these shapes', () => {
+      assert.equal(extractText({ type: 'response.output_text.done', text: 'all' }), undefined);
+      assert.equal(extractText({ type: 'response.function_call_arguments.delta', delta: '{' }), undefined);
+      assert.equal(extractText({ type: 'AIMessageChunk', content: 'x', tool_calls: [] }), 'x');
+      assert.equal(extractText({ event: 'on_llm_stream', data: { chunk: { text: 'y' } } }), 'y');
+      assert.equal(extractText({ event: 'on_llm_stream', data: { chunk: 'z' } }), 'z');
+      assert.equal(extractText({ event: 'on_chain_stream', data: { chunk: 'dup' } }), undefined);
+      assert.equal(extractText({ event: 'on_chat_model_stream', data: { chunk: { content: [{ type: 'thinking', thinking: 'hm' }] } } }), undefined);
+    });
+
+    it('detects the shape from the first events', () => {
+      const cases: Array<[WireFormat, string, StreamShape | undefined]> = [
+        ['sse', anthropic, 'anthropic'],
+        ['sse', responses, 'openai-responses'],
+        ['sse', langserve, 'langserve-events'],
+        ['sse', 'event: metadata\ndata: {"run_id":"r"}\n\nevent: data\ndata: "a"\n\n', 'langserve'],
+        ['sse', 'event: metadata\ndata: {"run_id":"r"}\n\n', 'langserve'],
+        ['sse', '\uFEFFdata: {"choices":[{"delta":{"content":"a"}}]}\n\n', 'openai-chat'],
+        ['sse', 'data: {"type":"start"}\n\ndata: {"type":"text-delta","delta":"a"}\n\n', 'ai-sdk'],
+        ['sse', 'event: ping\n\ndata: {"event":"message","answer":"a"}\n\n', 'dify'],
+        ['sse', 'message:\ndata:{"event":"start","data":""}\n\nmessage:\ndata:{"event":"token","data":"a"}\n\n', 'flowise'],
+        ['sse', 'data: {"output":{"value":"a"}}\n\n', undefined],
+        ['sse', 'data: {"choices":[{"delta":{"content":"a"', undefined],
+        ['ndjson', '{"model":"m","response":"a","done":false}\n', 'ollama'],
+        ['ndjson', '{"token":{"id":1,"text":"a","special":false}}\n', 'tgi'],
+        ['vercel-data', '0:"a"\n', 'ai-sdk'],
+        ['text', 'data: {"choices":[]}\n\n', undefined],
+      ];
+      for (const [format, first, shape] of cases) {
+        assert.equal(detectStreamShape(format, first), shape, first);
+      }
+      assert.equal(describeWireFormat('sse', 'anthropic'), 'SSE (Anthropic Messages)');
+      assert.equal(describeWireFormat('sse'), 'SSE');
+      assert.equal(describeWireFormat('text'), 'plain text');
+      assert.equal(describeWireFormat('vercel-data', 'ai-sdk'), 'AI SDK data stream');
+    });
+  });
+
+  describe('through the query client, from the reference service', function () {
+    this.timeout(30_000);
+    const SEED = 'formats-seed';
+    const body = { query: 'Explain: const s = "ü → 日本 🚀";' };
+    let service: ReferenceService;
+
+    before(async () => {
+      service = await startService({ quiet: true, paceMs: 0, seed: SEED });
+    });
+    after(async () => {
+      await service?.close();
+    });
+
+    async function run(applicationId: string, responseField?: string): Promise<{ text: string; raw: string; format: WireFormat; textless: boolean; warnings: string[] }> {
+      let raw = '';
+      const response = await sendQuery({
+        baseUrl: service.url,
+        applicationId,
+        apiKey: service.keyFor(applicationId),
+        body,
+        responseField,
+        onRaw: (piece) => (raw += piece),
+      });
+      const { text, error } = await collect(response.text);
+      assert.equal(error, undefined);
+      return { text, raw, format: response.format, textless: response.noTextExtracted(), warnings: response.warnings };
+    }
+
+    const shapes: Array<[FramedApplicationId, StreamShape]> = [
+      ['sse-anthropic', 'anthropic'],
+      ['sse-openai-responses', 'openai-responses'],
+      ['sse-langserve', 'langserve-events'],
+      ['sse-langserve-stream', 'langserve'],
+    ];
+    for (const [id, shape] of shapes) {
+      it(`${id}: the whole demo answer, once, detected as ${shape}`, async () => {
+        const result = await run(id);
+        assert.equal(result.format, 'sse');
+        assert.equal(result.text, demoAnswer(body));
+        assert.equal(result.textless, false);
+        assert.deepEqual(result.warnings, []);
+        assert.equal(detectStreamShape(result.format, result.raw), shape);
+        // The service's frames, joined, are exactly what came over the wire.
+        assert.equal(result.raw, frameAnswer(id, answerPieces(body, SEED)).frames.join(''));
+      });
+    }
+
+    it('sse-custom-field: bytes but no text is flagged, and responseField reads it', async () => {
+      const blind = await run('sse-custom-field');
+      assert.equal(blind.text, '');
+      assert.ok(blind.raw.length > 0);
+      assert.equal(blind.textless, true);
+      assert.match(blind.warnings.join(' '), /no answer text was found/);
+      const fixed = await run('sse-custom-field', 'output.value');
+      assert.equal(fixed.text, demoAnswer(body));
+      assert.equal(fixed.textless, false);
+    });
+
+    it('plain text is never flagged as textless', async () => {
+      const result = await run('demo-assistant');
+      assert.equal(result.format, 'text');
+      assert.equal(result.textless, false);
     });
   });
 });
