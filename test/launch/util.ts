@@ -2,7 +2,7 @@
 // Plain Node only: this file is loaded by launchers, by mocha in Node and by scripts/demo.ts.
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
 
@@ -205,13 +205,47 @@ export function secondsSince(start: number): string {
   return ((Date.now() - start) / 1000).toFixed(1);
 }
 
-/** The process environment without variables that would make a child think it runs inside VS Code. */
-export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+/**
+ * npm configuration a person may set in their own shell to reach the registry (a mirror, a proxy, a
+ * CA): a child npm needs it just as the outer one did. Everything else `npm_*` is the outer npm's
+ * lifecycle state.
+ */
+const NPM_NETWORK_CONFIG = /^npm_config_(registry|@[^:]+:registry|proxy|https_proxy|http_proxy|noproxy|no_proxy|cafile|ca|cert|key|strict_ssl|cache|fetch_retries|fetch_retry_[a-z]+|fetch_timeout)$/i;
+
+/**
+ * True for a variable that an outer `npm run` sets for its scripts and that must not reach a nested
+ * npm or a server: `npm_config_user_agent` (code-server's postinstall reads the Node version from
+ * it), `npm_lifecycle_*`, `npm_package_*`, `npm_execpath`, `npm_node_execpath`, `npm_command`,
+ * `npm_config_node_gyp`, `npm_config_nodedir`, `npm_config_local_prefix`, `INIT_CWD` and `NODE`.
+ */
+export function isNpmLifecycleVariable(name: string): boolean {
+  if (name === 'INIT_CWD' || name === 'NODE') return true;
+  if (!/^npm_/i.test(name)) return false;
+  return !NPM_NETWORK_CONFIG.test(name);
+}
+
+/** `PATH` without the folders an outer `npm run` put in front (`node_modules/.bin`, npm's node-gyp shim). */
+export function pathWithoutNpmEntries(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(path.delimiter)
+    .filter((entry) => entry !== '' && !/[\\/]node_modules[\\/]\.bin[\\/]?$/.test(entry) && !/[\\/]@npmcli[\\/]run-script[\\/]lib[\\/]node-gyp-bin[\\/]?$/.test(entry))
+    .join(path.delimiter);
+}
+
+/**
+ * The environment for a child process (a lane, a nested npm install, a server): `base` without
+ * variables that would make it think it runs inside VS Code, and without the outer npm's lifecycle
+ * variables and PATH entries, then `extra` on top (an undefined value removes the variable).
+ */
+export function cleanEnv(extra: Record<string, string | undefined> = {}, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith('VSCODE_') || key === 'ELECTRON_RUN_AS_NODE') continue;
+  for (const [key, value] of Object.entries(base)) {
+    if (key.startsWith('VSCODE_') || key === 'ELECTRON_RUN_AS_NODE' || isNpmLifecycleVariable(key)) continue;
     env[key] = value;
   }
+  const cleanPath = pathWithoutNpmEntries(env.PATH);
+  if (cleanPath !== undefined) env.PATH = cleanPath;
   for (const [key, value] of Object.entries(extra)) {
     if (value === undefined) delete env[key];
     else env[key] = value;
@@ -239,3 +273,37 @@ export async function filesBelow(dir: string): Promise<string[]> {
   }
   return out;
 }
+
+/**
+ * A cross-process lock: mkdir is atomic. The owner's pid is recorded so a lock left by a killed
+ * process is recognised and taken over.
+ */
+export async function acquireLock(lockDir: string, what: string, waitMs = 20 * 60_000): Promise<() => Promise<void>> {
+  const owner = path.join(lockDir, 'owner');
+  const deadline = Date.now() + waitMs;
+  let announced = false;
+  for (;;) {
+    try {
+      await mkdir(lockDir);
+      await writeFile(owner, `${process.pid}\n`);
+      return async () => {
+        await rm(owner, { force: true });
+        await rmdir(lockDir).catch(() => undefined);
+      };
+    } catch (error) {
+      if (!isErrno(error) || error.code !== 'EEXIST') throw error;
+    }
+    const holder = Number.parseInt(await readFile(owner, 'utf8').catch(() => ''), 10);
+    if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+      await rm(lockDir, { recursive: true, force: true });
+      continue;
+    }
+    if (!announced) {
+      console.log(`waiting for another process to finish installing ${what}…`);
+      announced = true;
+    }
+    if (Date.now() > deadline) throw new Error(`gave up waiting for the ${what} install lock at ${lockDir}`);
+    await delay(1000);
+  }
+}
+
