@@ -1,7 +1,7 @@
 // Builds the two surfaces: the extension host bundle (Node, CommonJS, `vscode` external)
 // and the webview bundle (browser). `--watch` rebuilds on change, `--production` minifies.
 import * as esbuild from 'esbuild';
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -49,6 +49,31 @@ const webview = {
   target: 'chrome120',
 };
 
+/**
+ * The test build: the same extension with the integration suite's hooks as its entry point, in a
+ * folder of its own (`out/test-extension/`), so the product bundle carries no test code. The
+ * integration lane and the extension-host benchmark load this folder as the development extension.
+ */
+const testHost = {
+  ...host,
+  minify: false,
+  entryPoints: ['test/integration/testHooks.ts'],
+  outfile: 'out/test-extension/dist/extension.js',
+};
+
+async function assembleTestExtension() {
+  const root = 'out/test-extension';
+  await rm(`${root}/media`, { recursive: true, force: true });
+  await mkdir(`${root}/dist`, { recursive: true });
+  await cp('media', `${root}/media`, { recursive: true });
+  await cp('dist/webview.js', `${root}/dist/webview.js`);
+  await cp('dist/codicons', `${root}/dist/codicons`, { recursive: true });
+  const manifest = JSON.parse(await readFile('package.json', 'utf8'));
+  delete manifest.scripts;
+  delete manifest.devDependencies;
+  await writeFile(`${root}/package.json`, JSON.stringify(manifest, null, 2));
+}
+
 async function copyAssets() {
   await mkdir('dist/codicons', { recursive: true });
   for (const file of ['codicon.css', 'codicon.ttf']) {
@@ -61,5 +86,6 @@ if (watch) {
   const contexts = await Promise.all([esbuild.context(host), esbuild.context(webview)]);
   await Promise.all(contexts.map((c) => c.watch()));
 } else {
-  await Promise.all([esbuild.build(host), esbuild.build(webview)]);
+  await Promise.all([esbuild.build(host), esbuild.build(webview), ...(production ? [] : [esbuild.build(testHost)])]);
+  if (!production) await assembleTestExtension();
 }

@@ -3,6 +3,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { readFileSync } from 'node:fs';
+
+/** Command ids come from one table (src/workbench/commandIds.ts), which mirrors package.json. */
+const commandIds = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).contributes.commands.map((c) => c.command);
+const commandIdLiteral = `Literal[value=/^(${commandIds.map((id) => id.replace(/\./g, '\\.')).join('|')})$/]`;
+
+/**
+ * The host's layers. Foundation folders serve every feature and never import one; a feature may use
+ * the foundation, the core and the protocol, and another feature only as `import type` (the
+ * composition root, src/extension.ts, hands the instances over).
+ */
+const FOUNDATION = ['config', 'log', 'secrets', 'query', 'notifications', 'webviewHost', 'workbench'];
+const FEATURES = ['applications', 'chat', 'commands', 'output', 'panel', 'history', 'lm'];
+const featureImports = (own) => FEATURES.filter((f) => f !== own).map((f) => `../${f}/*`);
 
 const noVscode = {
   name: 'vscode',
@@ -40,6 +54,31 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../*', '!../protocol', '!../protocol/*'], message: 'webview/ imports only protocol/ and its own modules.' }] }],
+    },
+  },
+  {
+    files: FOUNDATION.map((f) => `src/${f}/**/*.ts`),
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: [...FEATURES.map((f) => `../${f}/*`), '../webview/*'], message: 'The foundation (config, log, secrets, query, notifications, webviewHost, workbench) never imports a feature folder or the webview.' }] }],
+    },
+  },
+  ...FEATURES.map((feature) => ({
+    files: [`src/${feature}/**/*.ts`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [
+        { group: featureImports(feature), allowTypeImports: true, message: 'A feature uses another feature only as `import type`; src/extension.ts wires the instances.' },
+        { group: ['../webview/*'], message: 'The webview is its own bundle; talk to it through protocol/.' },
+      ] }],
+    },
+  })),
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/workbench/commandIds.ts'],
+    rules: {
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use crypto for ids and nonces.' },
+        { selector: commandIdLiteral, message: 'Use the command id table (src/workbench/commandIds.ts).' },
+      ],
     },
   },
   {

@@ -1,6 +1,6 @@
 import type * as vscode from 'vscode';
 import { registerApplicationsView } from './applications/applicationsView';
-import { CurrentApplication } from './applications/currentApplication';
+import { CurrentApplication } from './config/currentApplication';
 import { registerStatusBar } from './applications/statusBar';
 import { ChatHistory } from './chat/chatHistory';
 import { registerChatView } from './chat/chatView';
@@ -8,44 +8,53 @@ import { registerApplicationCommands } from './commands/applicationCommands';
 import { registerGetCommand } from './commands/getCommand';
 import { registerKeyCommands } from './commands/keyCommands';
 import { registerQueryCommands } from './commands/queryCommands';
+import { registerSettingsProblems } from './config/problems';
 import { Settings } from './config/settings';
 import { Log } from './log/log';
+import { FailureNotifier } from './notifications/failures';
 import { AnswerChannel } from './output/outputChannelSink';
 import { AnswerPanels } from './panel/answerPanel';
-import { QueryService } from './query/queryService';
 import { QueryRegistry } from './query/registry';
+import { QueryRunner } from './query/runner';
 import { KeyStore } from './secrets/keyStore';
-import { type TestHooks, testHooks } from './testing/testHooks';
+
+/** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
+export interface ExtensionParts {
+  readonly settings: Settings;
+  readonly keys: KeyStore;
+  readonly log: Log;
+  readonly registry: QueryRegistry;
+  readonly runner: QueryRunner;
+  readonly channel: AnswerChannel;
+}
+
+/** VS Code calls this once; everything it builds is disposed through `context.subscriptions`. */
+export function activate(context: vscode.ExtensionContext): void {
+  compose(context);
+}
 
 /** Composition root: builds the parts and registers each feature. No logic lives here. */
-export function activate(context: vscode.ExtensionContext): TestHooks | undefined {
+export function compose(context: vscode.ExtensionContext): ExtensionParts {
   const settings = new Settings();
   const keys = new KeyStore(context.secrets);
   const log = new Log(() => keys.knownSecrets());
   const registry = new QueryRegistry();
   const current = new CurrentApplication(context.globalState, settings);
-  const queries = new QueryService(settings, keys, log, registry);
+  const runner = new QueryRunner(settings, keys, log, registry);
+  const notifier = new FailureNotifier(log);
   const channel = new AnswerChannel();
   const panels = new AnswerPanels({ extensionUri: context.extensionUri, registry });
   context.subscriptions.push(settings, keys, log, registry, current, channel, panels);
 
-  registerQueryCommands(context, { settings, current, queries, registry, panels, channel });
+  registerSettingsProblems(context, settings, log);
+  registerQueryCommands(context, { settings, current, runner, notifier, registry, panels, channel });
   registerKeyCommands(context, { settings, keys, current, log });
   registerApplicationCommands(context, settings, current);
   registerGetCommand(context, { settings, keys, current, log });
-  registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, queries, registry, history: new ChatHistory(context.workspaceState) });
+  registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState) });
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
-  warnAboutWorkspaceBaseUrl(settings, log);
-
-  return testHooks(settings, keys, queries, channel);
-}
-
-/** A workspace that tries to set the base URL is ignored; say so once, in the log. */
-function warnAboutWorkspaceBaseUrl(settings: Settings, log: Log): void {
-  if (settings.workspaceTriesBaseUrl()) {
-    log.warn('This workspace sets applicationQuery.baseUrl. It is ignored: the base URL is read from your user settings only, so a repository cannot send your keys elsewhere.');
-  }
+  return { settings, keys, log, registry, runner, channel };
 }
 
 /** Nothing to do: every part is disposed through `context.subscriptions`. */

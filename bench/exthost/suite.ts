@@ -4,7 +4,7 @@
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import * as vscode from 'vscode';
-import type { TestHooks } from '../../src/testing/testHooks';
+import type { TestHooks } from '../../test/integration/testHooks';
 import { SUITE_START_MARKER } from '../../test/launch/automationLog';
 import { BENCH_RUNS, CHUNK_BYTES, type ExtHostBenchResult, type ExtHostRun, type Memory, WARM_UP_BYTES } from './shared';
 
@@ -85,7 +85,7 @@ export async function run(): Promise<void> {
   console.log(SUITE_START_MARKER);
   const ext = vscode.extensions.getExtension<TestHooks | undefined>(EXTENSION_ID);
   const api = await ext?.activate();
-  if (api === undefined) throw new Error('no test hooks: the extension host needs AQ_TEST_HOOKS=1');
+  if (api === undefined) throw new Error('no test hooks: load the test build (out/test-extension/) as the development extension');
   const service = process.env.AQ_SERVICE_URL;
   if (service === undefined) throw new Error('AQ_SERVICE_URL is not set');
   const keys = (await (await fetch(`${service}/__control/keys`)).json()) as Record<string, string>;
@@ -115,7 +115,7 @@ export async function run(): Promise<void> {
     const ms = performance.now() - started;
     clearInterval(sampler);
     await settle(gc);
-    runs.push({ size, target, outcome: outcome.kind, bytes: outcome.bytes, ms, baseline, peak, after: snapshot() });
+    runs.push({ size, target, outcome: outcome.kind, bytes: 'wireBytes' in outcome ? outcome.wireBytes : outcome.bytes, ms, baseline, peak, after: snapshot() });
   }
   const result: ExtHostBenchResult = { runs, before, gc: gc !== undefined };
   console.log(`AQ_BENCH ${JSON.stringify(result)}`);

@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import type { ApplicationConfig } from '../core/applications';
 import type { Settings } from '../config/settings';
 import type { KeyStore } from '../secrets/keyStore';
-import type { CurrentApplication } from './currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
+import { Commands } from '../workbench/commandIds';
 
 /** One row of the Applications view. */
 interface AppItem {
@@ -52,7 +53,7 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
     item.tooltip = new vscode.MarkdownString(
       `**${element.app.name ?? element.app.id}**\n\nid: \`${element.app.id}\`\n\n${element.hasKey ? 'An API key is stored for this service.' : 'No API key stored yet: use Set API Key….'}`,
     );
-    item.command = { command: 'applicationQuery.selectApplication', title: 'Select Application', arguments: [element.app.id] };
+    item.command = { command: Commands.selectApplication, title: 'Select Application', arguments: [element.app.id] };
     item.accessibilityInformation = { label: `${element.app.name ?? element.app.id}, ${element.hasKey ? 'key stored' : 'no key'}${element.current ? ', current' : ''}` };
     return item;
   }

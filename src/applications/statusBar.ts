@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import type { QueryRegistry } from '../query/registry';
 import type { Settings } from '../config/settings';
-import type { CurrentApplication } from './currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
+import { Commands } from '../workbench/commandIds';
 
 /** The status bar item: the current application, and a spinner while queries run. Click to select. */
 export function registerStatusBar(context: vscode.ExtensionContext, current: CurrentApplication, registry: QueryRegistry, settings: Settings): void {
   const item = vscode.window.createStatusBarItem('applicationQuery.status', vscode.StatusBarAlignment.Right, 100);
   item.name = 'Application Query';
-  item.command = 'applicationQuery.selectApplication';
+  item.command = Commands.selectApplication;
   const update = (): void => {
     const label = current.label();
     const running = registry.size;

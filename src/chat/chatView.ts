@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { applicationLabel } from '../core/applications';
-import type { CurrentApplication } from '../applications/currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
-import { fileContext, selectionContext, userEditor } from '../commands/editorContext';
+import { fileContext, selectionContext, userEditor } from '../workbench/editorContext';
 import { type ApplicationInfo, assertNever, type AttachmentInfo, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
-import type { QueryService } from '../query/queryService';
+import type { QueryOutcome } from '../core/outcome';
+import type { QueryContext, QueryInput } from '../core/prepare';
 import type { QueryRegistry } from '../query/registry';
-import type { QueryContext, QueryInput, QueryOutcome, QuerySink } from '../query/types';
+import type { QueryRunner } from '../query/runner';
+import type { QuerySink } from '../query/types';
 import type { KeyStore } from '../secrets/keyStore';
-import { background, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
+import { background, copyText, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
 import { WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
@@ -23,7 +25,7 @@ export interface ChatDeps {
   readonly settings: Settings;
   readonly keys: KeyStore;
   readonly current: CurrentApplication;
-  readonly queries: QueryService;
+  readonly runner: QueryRunner;
   readonly registry: QueryRegistry;
   readonly history: ChatHistory;
 }
@@ -34,13 +36,13 @@ interface PendingAttachment extends AttachmentInfo {
 
 /** The sidebar chat: choose an application, ask with optional context, watch answers stream. */
 class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
-  private view: vscode.WebviewView | undefined;
   private bridge: WebviewBridge | undefined;
   private attachments: PendingAttachment[] = [];
   private applications: ApplicationInfo[] = [];
-  /** Answers streaming now, by turn id. */
-  private readonly running = new Map<string, AbortController>();
-  /** What each answer was asked with, for Retry (kept in memory only: context can be large). */
+  /**
+   * What a streaming or failed answer was asked with, for Retry: in memory only (context can be
+   * large), and dropped as soon as the answer is complete or the conversation is cleared.
+   */
   private readonly inputs = new Map<string, QueryInput>();
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -51,7 +53,6 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    this.view = view;
     view.webview.options = webviewOptions(this.deps.extensionUri);
     view.webview.html = webviewHtml(view.webview, this.deps.extensionUri, 'chat', 'Chat');
     this.bridge?.dispose();
@@ -64,7 +65,6 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     view.onDidDispose(() => {
       this.bridge?.dispose();
       this.bridge = undefined;
-      this.view = undefined;
     });
   }
 
@@ -113,17 +113,17 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         background(this.send(message.text), 'Sending the question');
         break;
       case 'stop':
-        if (message.turnId) {
-          this.running.get(message.turnId)?.abort();
-        } else {
-          for (const controller of this.running.values()) {
-            controller.abort();
-          }
-        }
+        if (message.turnId !== undefined) this.deps.registry.stop(message.turnId);
+        else this.deps.registry.stopAll('chat');
         break;
       case 'retry':
         background(this.retry(message.turnId), 'Retry');
         break;
+      case 'copyAnswer': {
+        const turn = this.appId === undefined ? undefined : this.deps.history.turns(this.appId).find((t) => t.id === message.turnId);
+        if (turn !== undefined) background(copyText(turn.text), 'Copy');
+        break;
+      }
       case 'selectApplication':
         if (this.deps.settings.resolve(message.applicationId)) {
           background(this.deps.current.set(message.applicationId), 'Choosing the application');
@@ -207,8 +207,6 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     this.inputs.set(turn.id, input);
     this.bridge?.post({ type: 'turnStart', turn });
     background(this.deps.history.save(), 'Saving the chat history');
-    const controller = new AbortController();
-    this.running.set(turn.id, controller);
     const shown = (): boolean => this.appId === input.applicationId;
     const sink: QuerySink = {
       start: () => undefined,
@@ -225,6 +223,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         }
       },
       end: (outcome: QueryOutcome) => {
+        if (outcome.kind === 'done') this.inputs.delete(turn.id);
         turn.status = outcome.kind;
         turn.httpStatus = outcome.httpStatus;
         turn.message = outcome.message ?? outcome.warning;
@@ -234,12 +233,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         }
       },
     };
-    try {
-      await this.deps.queries.run(input, [sink], { surface: 'chat', notify: false, signal: controller.signal, queryId: turn.id });
-    } finally {
-      this.running.delete(turn.id);
-      await this.deps.history.save();
-    }
+    await this.deps.runner.run(input, [sink], { surface: 'chat', queryId: turn.id });
+    await this.deps.history.save();
   }
 
   private async retry(turnId: string): Promise<void> {
@@ -249,7 +244,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     }
     const turns = this.deps.history.turns(appId);
     const index = turns.findIndex((t) => t.id === turnId);
-    if (index < 0 || turns[index].role !== 'assistant' || this.running.has(turnId)) {
+    if (index < 0 || turns[index].role !== 'assistant' || this.deps.registry.has(turnId)) {
       return;
     }
     const question = [...turns.slice(0, index)].reverse().find((t) => t.role === 'user');
@@ -266,7 +261,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       return;
     }
     for (const turn of this.deps.history.turns(appId)) {
-      this.running.get(turn.id)?.abort();
+      this.deps.registry.stop(turn.id);
+      this.inputs.delete(turn.id);
     }
     this.deps.history.clear(appId);
     await this.deps.history.save();
@@ -283,16 +279,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     await openInEditor(transcriptMarkdown(title, this.deps.history.turns(appId)), 'markdown');
   }
 
-  /** Reveals the Chat view and focuses its input. */
-  focus(): void {
-    this.view?.show(false);
-    this.bridge?.post({ type: 'focusInput' });
-  }
-
   dispose(): void {
-    for (const controller of this.running.values()) {
-      controller.abort();
-    }
+    this.deps.registry.stopAll('chat');
+    this.inputs.clear();
     this.bridge?.dispose();
     for (const d of this.disposables) {
       d.dispose();

@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { validateApplicationId } from '../core/applications';
-import type { CurrentApplication } from '../applications/currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
-import { applicationIdFromArg } from './args';
-import { Commands } from './ids';
+import { applicationIdFromArg } from '../workbench/args';
+import { Commands } from '../workbench/commandIds';
 
 /** Registers Add Application… and Select Application…. */
 export function registerApplicationCommands(context: vscode.ExtensionContext, settings: Settings, current: CurrentApplication): void {

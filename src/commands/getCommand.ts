@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
+import { redact } from '../core/apiKey';
 import { applicationLabel } from '../core/applications';
 import { HttpStatusError, QueryError, describeStatus } from '../core/errors';
 import { getJson, normalizeEndpoint } from '../core/getClient';
-import type { CurrentApplication } from '../applications/currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
 import type { Log } from '../log/log';
 import { promptForApiKey } from '../secrets/keyPrompt';
 import type { KeyStore } from '../secrets/keyStore';
-import { Commands } from './ids';
+import { Commands } from '../workbench/commandIds';
 
 /** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
 export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
@@ -26,7 +27,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       const endpointInput = await vscode.window.showInputBox({
         title: `GET ${base.normalized}/api/…  (with the key of ${label})`,
         prompt: 'The endpoint path after /api/',
-        value: `applications/${app.id}`,
+        value: `applications/${encodeURIComponent(app.id)}`,
         ignoreFocusOut: true,
         validateInput: (value) => {
           const n = normalizeEndpoint(value);
@@ -71,7 +72,8 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         deps.log.error(`GET ${base.normalized}/api/${endpoint} failed after ${Date.now() - started} ms: ${message}`);
         if (err instanceof HttpStatusError) {
           const actions = err.status === 401 || err.status === 403 ? ['Set API Key…', 'Show Log'] : ['Show Log'];
-          const choice = await vscode.window.showErrorMessage(`GET /api/${endpoint}: HTTP ${err.status} ${err.statusText}: ${describeStatus(err.status)}`, ...actions);
+          // The reason phrase comes from the server and could echo the header: it goes through the redaction.
+          const choice = await vscode.window.showErrorMessage(redact(deps.log.redact(`GET /api/${endpoint}: HTTP ${err.status} ${err.statusText}: ${describeStatus(err.status)}`), [apiKey]), ...actions);
           if (choice === 'Set API Key…') {
             await vscode.commands.executeCommand(Commands.setApiKey, app.id);
           } else if (choice === 'Show Log') {
@@ -82,7 +84,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof QueryError && err.kind === 'aborted') {
           return;
         }
-        void vscode.window.showErrorMessage(`GET /api/${endpoint}: ${message}`);
+        void vscode.window.showErrorMessage(redact(deps.log.redact(`GET /api/${endpoint}: ${message}`), [apiKey]));
       }
     }),
   );

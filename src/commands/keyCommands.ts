@@ -2,13 +2,13 @@ import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../core/applications';
 import { HttpStatusError, QueryError } from '../core/errors';
 import { getJson } from '../core/getClient';
-import type { CurrentApplication } from '../applications/currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
 import type { Log } from '../log/log';
 import { promptForApiKey } from '../secrets/keyPrompt';
 import type { KeyStore } from '../secrets/keyStore';
-import { applicationIdFromArg } from './args';
-import { Commands } from './ids';
+import { applicationIdFromArg } from '../workbench/args';
+import { Commands } from '../workbench/commandIds';
 
 /** What the key commands need. */
 export interface KeyCommandDeps {
@@ -16,6 +16,12 @@ export interface KeyCommandDeps {
   readonly keys: KeyStore;
   readonly current: CurrentApplication;
   readonly log: Log;
+}
+
+/** The base URL a key flow started with: its origin (where the key is stored) and its URL (where it is checked). */
+interface ServiceBase {
+  readonly origin: string;
+  readonly normalized: string;
 }
 
 /** Registers Set API Key… and Remove API Key…. */
@@ -28,7 +34,8 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
     return deps.current.pick({ title, always: true });
   };
 
-  const origin = (): string | undefined => {
+  /** The service as it is when a flow starts; the whole flow stays bound to it. */
+  const service = (): ServiceBase | undefined => {
     const base = deps.settings.baseUrl();
     if (!base.ok) {
       void vscode.window.showErrorMessage(base.message, 'Open Settings').then((c) => {
@@ -38,15 +45,16 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
       });
       return undefined;
     }
-    return base.origin;
+    return { origin: base.origin, normalized: base.normalized };
   };
 
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.setApiKey, async (arg?: unknown) => {
-      const serviceOrigin = origin();
-      if (!serviceOrigin) {
+      const base = service();
+      if (!base) {
         return;
       }
+      const serviceOrigin = base.origin;
       const app = await target(arg, 'Set API Key…');
       if (!app) {
         return;
@@ -58,10 +66,11 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
       }
       await deps.keys.set({ origin: serviceOrigin, applicationId: app.id }, key);
       deps.log.info(`API key stored for ${label} on ${serviceOrigin}.`);
-      await checkKey(deps, app, label, key);
+      // Checked against the service it was entered for, even if the base URL changed meanwhile.
+      await checkKey(deps, base, app, label, key);
     }),
     vscode.commands.registerCommand(Commands.removeApiKey, async (arg?: unknown) => {
-      const serviceOrigin = origin();
+      const serviceOrigin = service()?.origin;
       if (!serviceOrigin) {
         return;
       }
@@ -83,11 +92,7 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
 }
 
 /** Checks a new key with `GET /api/applications/{id}` and tells the user what the service said. */
-async function checkKey(deps: KeyCommandDeps, app: ApplicationConfig, label: string, apiKey: string): Promise<void> {
-  const base = deps.settings.baseUrl();
-  if (!base.ok) {
-    return;
-  }
+async function checkKey(deps: KeyCommandDeps, base: ServiceBase, app: ApplicationConfig, label: string, apiKey: string): Promise<void> {
   try {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Checking the key for ${label}…` },

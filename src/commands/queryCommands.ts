@@ -1,33 +1,39 @@
 import * as vscode from 'vscode';
-import type { CurrentApplication } from '../applications/currentApplication';
+import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
 import type { AnswerChannel } from '../output/outputChannelSink';
 import type { AnswerPanels } from '../panel/answerPanel';
-import type { QueryService } from '../query/queryService';
+import type { QueryContext, QueryInput } from '../core/prepare';
+import type { FailureNotifier } from '../notifications/failures';
+import { ProgressSink } from '../notifications/progress';
 import type { QueryRegistry } from '../query/registry';
-import type { QueryContext, QueryInput, QuerySink } from '../query/types';
-import { Commands } from './ids';
-import { documentFor, fileContext, selectionContext, userEditor } from './editorContext';
+import type { QueryRunner } from '../query/runner';
+import type { QuerySink } from '../query/types';
+import { applicationLabel } from '../core/applications';
+import { Commands } from '../workbench/commandIds';
+import { documentFor, fileContext, selectionContext, userEditor } from '../workbench/editorContext';
 
 /** What the query commands need. */
 export interface QueryCommandDeps {
   readonly settings: Settings;
   readonly current: CurrentApplication;
-  readonly queries: QueryService;
+  readonly runner: QueryRunner;
+  readonly notifier: FailureNotifier;
   readonly registry: QueryRegistry;
   readonly panels: AnswerPanels;
   readonly channel: AnswerChannel;
 }
 
-/** Files larger than this ask before they are sent whole. */
-const LARGE_FILE_CHARS = 512 * 1024;
-
 /** Registers Query Application (…with Selection, …with Current File) and Stop Query. */
 export function registerQueryCommands(context: vscode.ExtensionContext, deps: QueryCommandDeps): void {
   const launch = (input: QueryInput): void => {
-    const sinks: QuerySink[] =
-      deps.settings.output() === 'outputChannel' ? [deps.channel.sink()] : [deps.panels.sink(input.applicationId, () => launch(input))];
-    void deps.queries.run(input, sinks, { surface: 'command', notify: true, retry: () => launch(input) });
+    const retry = (): void => launch(input);
+    const answer = deps.settings.output() === 'outputChannel' ? deps.channel.sink() : deps.panels.sink(input.applicationId, retry);
+    const sinks: QuerySink[] = [answer, new ProgressSink(deps.registry)];
+    void deps.runner.run(input, sinks, { surface: 'command' }).then((outcome) => {
+      const app = deps.settings.resolve(input.applicationId);
+      deps.notifier.report(outcome, { applicationId: input.applicationId, applicationLabel: app ? applicationLabel(app) : input.applicationId, retry });
+    });
   };
 
   const ask = async (title: string, contextLabel: string | undefined, required: boolean): Promise<string | undefined> => {
@@ -50,13 +56,6 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
     }
     if (typeof arg === 'string') {
       await deps.current.set(app.id);
-    }
-    if (queryContext?.kind === 'file' && queryContext.text.length > LARGE_FILE_CHARS) {
-      const size = `${Math.round(queryContext.text.length / 1024)} K characters`;
-      const go = await vscode.window.showWarningMessage(`${queryContext.label} is large (${size}). Send the whole file?`, { modal: true }, 'Send');
-      if (go !== 'Send') {
-        return;
-      }
     }
     const question = await ask(`${title}: ${app.name ?? app.id}`, queryContext?.label, !queryContext);
     if (question === undefined) {

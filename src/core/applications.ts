@@ -12,6 +12,8 @@ export interface ApplicationConfig {
 
 const RESPONSE_FORMATS: readonly string[] = ['auto', 'text', 'sse', 'ndjson'];
 const MAX_ID_LENGTH = 200;
+/** Half of a surrogate pair without its other half: such text cannot be URL-encoded. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Reads `applicationQuery.applications` tolerantly: a bad entry is skipped (a bad optional field is
@@ -101,6 +103,9 @@ export function validateApplicationId(id: string): string | undefined {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f]/.test(id)) {
     return 'The application id contains control characters (line breaks, tabs…).';
+  }
+  if (LONE_SURROGATE.test(id)) {
+    return 'The application id is not well-formed Unicode (it holds a lone surrogate).';
   }
   if (id.length > MAX_ID_LENGTH) {
     return `The application id is longer than ${MAX_ID_LENGTH} characters.`;

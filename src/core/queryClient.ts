@@ -34,6 +34,8 @@ export interface QueryResponse {
   readonly status: number;
   readonly statusText: string;
   readonly contentType: string;
+  /** The response headers as received. */
+  readonly headers: Headers;
   readonly format: WireFormat;
   /** The answer text pieces in arrival order; iterate once. Throws a {@link QueryError} if the stream fails. */
   readonly text: AsyncIterable<string>;
@@ -163,6 +165,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
       status,
       statusText: response.statusText,
       contentType,
+      headers,
       format,
       text,
       bytesReceived: () => transfer.bytes,

@@ -16,8 +16,13 @@ export class Log implements vscode.Disposable {
     this.channel = vscode.window.createOutputChannel(LOG_CHANNEL, { log: true });
   }
 
-  private clean(message: string): string {
+  /** The text with every key this session has handled masked: for anything shown to the user. */
+  redact(message: string): string {
     return redact(message, this.secrets());
+  }
+
+  private clean(message: string): string {
+    return this.redact(message);
   }
 
   /** A normal event: a request and its outcome. */

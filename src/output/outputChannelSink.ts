@@ -3,7 +3,8 @@ import { TextBatcher } from '../core/batcher';
 import { formatBytes, formatDuration } from '../core/format';
 import { SerialSections } from '../core/sections';
 import { ANSWER_CHANNEL } from '../log/log';
-import type { QueryInfo, QueryOutcome, QuerySink } from '../query/types';
+import type { QueryOutcome } from '../core/outcome';
+import type { QueryInfo, QuerySink } from '../query/types';
 
 /**
  * The "Application Query" output channel. Each answer gets a header line, its text as it streams
@@ -58,7 +59,7 @@ function header(info: QueryInfo): string {
 
 function footer(outcome: QueryOutcome): string {
   const status = outcome.httpStatus !== undefined ? `HTTP ${outcome.httpStatus}` : 'no response';
-  const size = `${formatBytes(outcome.bytes)}, ${formatDuration(outcome.durationMs)}`;
+  const size = `${outcome.textChars.toLocaleString('en-US')} characters (${formatBytes(outcome.wireBytes)} received), ${formatDuration(outcome.durationMs)}`;
   switch (outcome.kind) {
     case 'done':
       return `\n━━ ${status} · ${size} · complete${outcome.warning ? ' · warning: ' + outcome.warning : ''}\n\n`;

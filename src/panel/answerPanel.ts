@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { assertNever, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
 import type { QueryRegistry } from '../query/registry';
-import type { QueryInfo, QueryOutcome, QuerySink } from '../query/types';
-import { background, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
+import type { QueryOutcome } from '../core/outcome';
+import type { QueryInfo, QuerySink } from '../query/types';
+import { background, copyText, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
 import { WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 
@@ -165,6 +166,9 @@ class AnswerPanel {
         break;
       case 'retry':
         this.retry?.();
+        break;
+      case 'copyAnswer':
+        if (this.answer?.id === message.turnId) background(copyText(this.answer.text), 'Copy');
         break;
       case 'exportMarkdown':
         background(openInEditor(this.answer?.text ?? '', 'markdown'), 'Open as Markdown');

@@ -3,12 +3,13 @@
  * panel). One discriminated union per direction; the host validates every incoming message with
  * {@link parseWebviewMessage} and drops anything else.
  */
+import type { EndKind } from '../core/outcome';
 
 /** Which webview surface a bundle instance is driving. */
 export type Surface = 'chat' | 'panel';
 
-/** How a streamed answer ended. `streaming` while it is still arriving. */
-export type TurnStatus = 'streaming' | 'done' | 'stopped' | 'error' | 'interrupted';
+/** Where an answer is: `streaming` while it arrives, then how it ended (the core's one vocabulary). */
+export type TurnStatus = 'streaming' | EndKind;
 
 /** A piece of context attached to a question (shown as a removable chip). */
 export interface AttachmentInfo {
@@ -77,9 +78,7 @@ export type HostToWebview =
   /** The application list or the current application changed. */
   | { readonly type: 'applications'; readonly applications: readonly ApplicationInfo[]; readonly currentApplicationId: string | undefined }
   /** The pending attachments changed. */
-  | { readonly type: 'attachments'; readonly attachments: readonly AttachmentInfo[] }
-  /** Move keyboard focus to the question input. */
-  | { readonly type: 'focusInput' };
+  | { readonly type: 'attachments'; readonly attachments: readonly AttachmentInfo[] };
 
 /** Messages from a webview to the extension host. */
 export type WebviewToHost =
@@ -97,8 +96,10 @@ export type WebviewToHost =
   | { readonly type: 'attach'; readonly kind: 'selection' | 'file' }
   /** Remove a pending attachment. */
   | { readonly type: 'removeAttachment'; readonly id: string }
-  /** Copy text (a message or a code block) to the clipboard. */
+  /** Copy a code block's text to the clipboard. */
   | { readonly type: 'copy'; readonly text: string }
+  /** Copy a whole answer: the host copies its own copy of the text, so nothing large crosses over. */
+  | { readonly type: 'copyAnswer'; readonly turnId: string }
   /** Insert a code block at the active editor's cursor. */
   | { readonly type: 'insertCode'; readonly code: string }
   /** Open a code block in a new untitled editor. */
@@ -143,6 +144,8 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
       return str(m.turnId, 200) ? { type: 'stop', turnId: m.turnId } : undefined;
     case 'retry':
       return str(m.turnId, 200) ? { type: 'retry', turnId: m.turnId } : undefined;
+    case 'copyAnswer':
+      return str(m.turnId, 200) ? { type: 'copyAnswer', turnId: m.turnId } : undefined;
     case 'selectApplication':
       return str(m.applicationId, 500) ? { type: 'selectApplication', applicationId: m.applicationId } : undefined;
     case 'attach':
@@ -163,6 +166,17 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * For a message the protocol drops only because a text in it is longer than {@link MAX_WEBVIEW_TEXT}:
+ * its type and the text's length, so the host can tell the user instead of failing silently.
+ */
+export function oversizedMessage(raw: unknown): { type: string; length: number } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const m = raw as Record<string, unknown>;
+  const field = m.type === 'send' || m.type === 'copy' ? m.text : m.type === 'insertCode' || m.type === 'openCode' ? m.code : undefined;
+  return typeof field === 'string' && field.length > MAX_WEBVIEW_TEXT ? { type: String(m.type), length: field.length } : undefined;
 }
 
 /** Compile-time exhaustiveness check for switches over the unions above. */

@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
+import type { Surface } from './types';
 
 /** A running query that can be stopped. */
 interface Running {
   readonly label: string;
   readonly controller: AbortController;
-  readonly surface: string;
+  readonly surface: Surface;
 }
 
 /**
@@ -18,7 +19,7 @@ export class QueryRegistry implements vscode.Disposable {
   readonly onDidChange = this._onDidChange.event;
 
   /** Registers a query; returns the function that unregisters it. */
-  add(queryId: string, label: string, surface: string, controller: AbortController): () => void {
+  add(queryId: string, label: string, surface: Surface, controller: AbortController): () => void {
     this.running.set(queryId, { label, controller, surface });
     this.changed();
     return () => {
@@ -26,6 +27,11 @@ export class QueryRegistry implements vscode.Disposable {
         this.changed();
       }
     };
+  }
+
+  /** Whether the query with this id is running. */
+  has(queryId: string): boolean {
+    return this.running.has(queryId);
   }
 
   /** How many queries are running. */
@@ -44,7 +50,7 @@ export class QueryRegistry implements vscode.Disposable {
   }
 
   /** Stops every query, or every query of one surface. Returns how many were stopped. */
-  stopAll(surface?: string): number {
+  stopAll(surface?: Surface): number {
     let count = 0;
     for (const r of this.running.values()) {
       if (surface === undefined || r.surface === surface) {

@@ -1,4 +1,4 @@
-import type { ApplicationInfo, AttachmentInfo, SurfaceState, Turn } from '../protocol/messages';
+import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type SurfaceState, type Turn } from '../protocol/messages';
 import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
@@ -121,10 +121,6 @@ export class ChatView implements SurfaceView {
     this.renderAttachments(attachments);
   }
 
-  focusInput(): void {
-    this.input.focus();
-  }
-
   private onKeyDown(event: KeyboardEvent): void {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -151,6 +147,13 @@ export class ChatView implements SurfaceView {
     if (text === '') {
       return;
     }
+    if (text.length > MAX_WEBVIEW_TEXT) {
+      // Kept in the composer: a question this long would be dropped on the way to the host.
+      this.input.setCustomValidity(`This question is ${text.length.toLocaleString('en-US')} characters long; the limit is ${MAX_WEBVIEW_TEXT.toLocaleString('en-US')}. Attach the file instead.`);
+      this.input.reportValidity();
+      return;
+    }
+    this.input.setCustomValidity('');
     this.host.post({ type: 'send', text });
     this.input.value = '';
     this.saveDraft();

@@ -20,7 +20,7 @@ import { connectHost } from './host';
 import { PanelView } from './panel';
 import type { SurfaceView } from './surface';
 
-const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'status', 'turnEnd', 'applications', 'attachments', 'focusInput']);
+const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'status', 'turnEnd', 'applications', 'attachments']);
 
 function isHostMessage(data: unknown): data is HostToWebview {
   return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && HOST_MESSAGE_TYPES.has(data.type);
@@ -48,9 +48,6 @@ function dispatch(view: SurfaceView, message: HostToWebview): void {
       break;
     case 'attachments':
       view.setAttachments(message.attachments);
-      break;
-    case 'focusInput':
-      view.focusInput();
       break;
     default:
       assertNever(message);

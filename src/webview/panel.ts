@@ -29,7 +29,10 @@ export class PanelView implements SurfaceView {
         'div',
         { className: 'aq-toolbar' },
         this.stopButton,
-        button('copy-answer', 'Copy', 'copy', () => host.post({ type: 'copy', text: this.transcript.lastAssistant()?.text ?? '' }), {
+        button('copy-answer', 'Copy', 'copy', () => {
+          const answer = this.transcript.lastAssistant();
+          if (answer !== undefined) host.post({ type: 'copyAnswer', turnId: answer.turn.id });
+        }, {
           text: 'Copy',
           className: 'aq-button aq-button-secondary',
         }),
@@ -95,10 +98,6 @@ export class PanelView implements SurfaceView {
   }
 
   setAttachments(): void {
-    // The panel has no composer.
-  }
-
-  focusInput(): void {
     // The panel has no composer.
   }
 

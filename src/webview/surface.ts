@@ -10,5 +10,4 @@ export interface SurfaceView {
   endTurn(message: TurnEnd): void;
   setApplications(applications: readonly ApplicationInfo[], currentApplicationId: string | undefined): void;
   setAttachments(attachments: readonly AttachmentInfo[]): void;
-  focusInput(): void;
 }

@@ -72,7 +72,7 @@ export class AssistantTurnView {
     this.footer = h('div', { className: 'aq-turn-footer' });
     const header = h('div', { className: 'aq-turn-header' }, icon('sparkle'), h('span', { className: 'aq-turn-label', text: context.applicationLabel(turn.applicationId) }), this.statusBadge);
     if (context.surface === 'chat') {
-      header.append(h('span', { className: 'aq-spacer' }), button('copy-message', 'Copy answer', 'copy', () => context.post({ type: 'copy', text: this.textSoFar }), { className: 'aq-icon-button aq-copy-message' }));
+      header.append(h('span', { className: 'aq-spacer' }), button('copy-message', 'Copy answer', 'copy', () => context.post({ type: 'copyAnswer', turnId: this.turn.id }), { className: 'aq-icon-button aq-copy-message' }));
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
     this.renderer = new IncrementalRenderer(answer, { onRender: () => context.changed() });

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
-import { userEditor } from '../commands/editorContext';
+import { userEditor } from '../workbench/editorContext';
 import type { WebviewToHost } from '../protocol/messages';
+import { Commands } from '../workbench/commandIds';
 
 /** Messages about an answer's content that every surface handles the same way. */
 export type ContentAction = Extract<WebviewToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
@@ -38,7 +39,7 @@ function contentAction(message: ContentAction, applicationId: string | undefined
     case 'openLink':
       return openLink(message.href);
     case 'setApiKey':
-      return vscode.commands.executeCommand('applicationQuery.setApiKey', applicationId);
+      return vscode.commands.executeCommand(Commands.setApiKey, applicationId);
   }
 }
 

@@ -1,5 +1,5 @@
-import type * as vscode from 'vscode';
-import { type HostToWebview, parseWebviewMessage, type SurfaceState, type WebviewToHost } from '../protocol/messages';
+import * as vscode from 'vscode';
+import { type HostToWebview, MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type SurfaceState, type WebviewToHost } from '../protocol/messages';
 
 /** Roughly one animation frame: the most often text is posted to a webview. */
 const FRAME_MS = 16;
@@ -27,6 +27,11 @@ export class WebviewBridge implements vscode.Disposable {
       const message = parseWebviewMessage(raw);
       if (!message) {
         this.dropped++;
+        const oversized = oversizedMessage(raw);
+        if (oversized !== undefined) {
+          const size = `${oversized.length.toLocaleString('en-US')} characters; the limit is ${MAX_WEBVIEW_TEXT.toLocaleString('en-US')}`;
+          void vscode.window.showWarningMessage(`That text is too large to pass from the view (${size}). Nothing was done: use Open as Markdown or Export as Markdown for large answers.`);
+        }
         return;
       }
       if (message.type === 'ready') {

@@ -230,8 +230,6 @@ describe('webview UI in Chromium', function () {
       );
       await send(page, { type: 'attachments', attachments: [] });
       await page.waitForFunction(() => document.querySelectorAll('.aq-chip').length === 0);
-      await send(page, { type: 'focusInput' });
-      await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Ask the application');
     });
 
     it('works from the keyboard alone: Tab reaches every control, Enter and Space press buttons', async () => {

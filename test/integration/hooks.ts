@@ -1,10 +1,10 @@
 import * as vscode from 'vscode';
-import type { TestHooks } from '../../src/testing/testHooks';
+import type { TestHooks } from './testHooks';
 
 /** The extension's id: publisher.name from package.json. */
 export const EXTENSION_ID = 'application-query.application-query';
 
-/** Activates the extension and returns its test hooks (the launcher sets AQ_TEST_HOOKS=1). */
+/** Activates the extension and returns its test hooks (the launchers load the test build, out/test-extension/). */
 export async function hooks(): Promise<TestHooks> {
   const ext = vscode.extensions.getExtension<TestHooks | undefined>(EXTENSION_ID);
   if (!ext) {
@@ -12,7 +12,7 @@ export async function hooks(): Promise<TestHooks> {
   }
   const api = await ext.activate();
   if (!api) {
-    throw new Error('The extension exported no test hooks: was the extension host started with AQ_TEST_HOOKS=1?');
+    throw new Error('The extension exported no test hooks: is the development extension the test build in out/test-extension/?');
   }
   return api;
 }

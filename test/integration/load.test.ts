@@ -56,7 +56,7 @@ describe('Load: 20 queries at once to different applications', function () {
     for (const [i, { id, size }] of LOAD.slice(0, -1).entries()) {
       const { outcome, text } = results[i];
       assert.equal(outcome.kind, 'done', `${id}: ${outcome.message ?? ''}`);
-      assert.equal(outcome.bytes, size, `${id}: every byte arrived`);
+      assert.equal(outcome.wireBytes, size, `${id}: every byte arrived`);
       assert.ok(text === bulkText(size), `${id}: the text is byte-exact (${text.length} characters)`);
       assert.equal(sent.find((r) => r.applicationId === id)?.headers.authorization, `Bearer ${(await serviceKeys())[id]}`, `${id} was sent its own key`);
     }

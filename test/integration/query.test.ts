@@ -47,7 +47,7 @@ describe('Queries through the real pipeline (extension host → reference servic
     assert.deepEqual(result.statuses, [200]);
     assert.match(result.text, /^#/m, 'a markdown heading arrived');
     assert.ok(result.text.includes('```'), 'a fenced code block arrived');
-    assert.equal(result.outcome.chars, result.text.length);
+    assert.equal(result.outcome.textChars, result.text.length);
   });
 
   it('reads SSE and NDJSON answers as text', async () => {

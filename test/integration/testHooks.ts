@@ -1,13 +1,13 @@
-import type { Settings } from '../config/settings';
-import type { AnswerChannel } from '../output/outputChannelSink';
-import type { QueryService } from '../query/queryService';
-import type { QueryInput, QueryOutcome } from '../query/types';
-import type { KeyStore } from '../secrets/keyStore';
+import type * as vscode from 'vscode';
+import type { QueryOutcome } from '../../src/core/outcome';
+import type { QueryInput } from '../../src/core/prepare';
+import { compose, type ExtensionParts } from '../../src/extension';
+import type { QuerySink } from '../../src/query/types';
 
 /**
- * What the extension exports to its own integration tests, and only when the extension host was
- * started with `AQ_TEST_HOOKS=1`. It can store a key and run a query through the real pipeline; it
- * can never read a key back.
+ * What the test build of the extension exports to the integration suite and the extension-host
+ * benchmark. It lives beside the tests and is bundled into `out/test-extension/` only, never into
+ * the product: it can store a key and run a query through the real pipeline; it can never read a key back.
  */
 export interface TestHooks {
   setApiKey(applicationId: string, key: string): Promise<void>;
@@ -21,16 +21,20 @@ export interface TestHooks {
   runQueryInto(target: 'outputChannel' | 'nowhere', input: QueryInput): Promise<QueryOutcome>;
 }
 
-/** Builds the hooks when enabled by the environment; otherwise the extension exports nothing. */
-export function testHooks(settings: Settings, keys: KeyStore, queries: QueryService, channel: AnswerChannel): TestHooks | undefined {
-  if (process.env.AQ_TEST_HOOKS !== '1') {
-    return undefined;
-  }
+const NOWHERE: QuerySink = { start: () => undefined, status: () => undefined, append: () => undefined, end: () => undefined };
+
+/** The test build's `activate`: the product's composition, plus the hooks. */
+export function activate(context: vscode.ExtensionContext): TestHooks {
+  return testHooks(compose(context));
+}
+
+/** The product's `deactivate`. */
+export { deactivate } from '../../src/extension';
+
+function testHooks({ settings, keys, runner, channel }: ExtensionParts): TestHooks {
   const ref = (applicationId: string): { origin: string; applicationId: string } => {
     const base = settings.baseUrl();
-    if (!base.ok) {
-      throw new Error(base.message);
-    }
+    if (!base.ok) throw new Error(base.message);
     return { origin: base.origin, applicationId };
   };
   return {
@@ -40,17 +44,10 @@ export function testHooks(settings: Settings, keys: KeyStore, queries: QueryServ
     runQuery: async (input, signal) => {
       let text = '';
       const statuses: number[] = [];
-      const outcome = await queries.run(
-        input,
-        [{ start: () => undefined, status: (s) => void statuses.push(s), append: (t) => void (text += t), end: () => undefined }],
-        { surface: 'test', notify: false, signal },
-      );
+      const sink: QuerySink = { start: () => undefined, status: (s) => void statuses.push(s), append: (t) => void (text += t), end: () => undefined };
+      const outcome = await runner.run(input, [sink], { surface: 'test', signal });
       return { text, outcome, statuses };
     },
-    runQueryInto: (target, input) => {
-      const sink = target === 'outputChannel' ? channel.sink() : { start: () => undefined, status: () => undefined, append: () => undefined, end: () => undefined };
-      return queries.run(input, [sink], { surface: 'test', notify: false });
-    },
+    runQueryInto: (target, input) => runner.run(input, [target === 'outputChannel' ? channel.sink() : NOWHERE], { surface: 'test' }),
   };
 }
-

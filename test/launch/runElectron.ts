@@ -54,7 +54,7 @@ async function runVersion(version: string, service: { url: string; applications:
       extensionDevelopmentPath: extensionPath,
       extensionTestsPath: testsPath,
       launchArgs: [workspace.folder, '--user-data-dir', userDataDir, '--extensions-dir', path.join(profile, 'ext'), '--disable-extensions', '--disable-telemetry'],
-      extensionTestsEnv: { AQ_SERVICE_URL: service.url, AQ_TEST_HOOKS: '1' },
+      extensionTestsEnv: { AQ_SERVICE_URL: service.url },
     });
   } catch (error) {
     console.log(error instanceof Error ? error.message : String(error));

@@ -22,11 +22,13 @@ export interface VersionResult {
 export function requireBuilt(): { extensionPath: string; testsPath: string } {
   const root = repoRoot();
   const testsPath = path.join(root, 'out', 'test', 'integration', 'index.js');
-  const bundle = path.join(root, 'dist', 'extension.js');
+  // The test build of the extension (esbuild.mjs): the product plus the suite's hooks, never shipped.
+  const extensionPath = path.join(root, 'out', 'test-extension');
+  const bundle = path.join(extensionPath, 'dist', 'extension.js');
   for (const file of [bundle, testsPath]) {
     if (!existsSync(file)) throw new Error(`${path.relative(root, file)} is missing: run "npm run build && npm run compile-tests" first`);
   }
-  return { extensionPath: root, testsPath };
+  return { extensionPath, testsPath };
 }
 
 /** What else a suite run can be given (the benchmark runs its own suite in the extension host). */
@@ -71,7 +73,7 @@ export async function runVersion(
       version,
       folder: workspace.folder,
       userSettings: serviceUserSettings(service),
-      env: { AQ_SERVICE_URL: service.url, AQ_TEST_HOOKS: '1' },
+      env: { AQ_SERVICE_URL: service.url },
       onOutput: (line) => serverLog.push(line),
       testPayload: true,
     });

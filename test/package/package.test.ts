@@ -45,6 +45,18 @@ describe('The packaged extension (npm run package, installed into code-server 4.
     for (const doc of [/^readme\.md$/i, /^changelog\.md$/i, /^license/i]) assert.ok(files.some((file) => doc.test(file)), `${String(doc)} is in the package`);
   });
 
+  it('ships no test or benchmark code in its bundles', async () => {
+    const manifest = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
+    const installed = path.join(path.dirname(wb().userDataDir), 'ext', `${manifest.publisher}.${manifest.name}-${manifest.version}`);
+    const host = await readFile(path.join(installed, 'dist', 'extension.js'), 'utf8');
+    const webview = await readFile(path.join(installed, 'dist', 'webview.js'), 'utf8');
+    // Names only the test build (test/integration/testHooks.ts) and the benchmark's baseline renderer carry.
+    for (const marker of ['runQueryInto', 'AQ_TEST_HOOKS', 'setApiKey(applicationId']) assert.ok(!host.includes(marker), `dist/extension.js holds "${marker}"`);
+    for (const marker of ['NaiveRenderer', 'AQ_BENCH']) assert.ok(!webview.includes(marker) && !host.includes(marker), `a bundle holds "${marker}"`);
+    // The test build does hold them, so the check above can fail.
+    assert.ok((await readFile(path.join(root, 'out', 'test-extension', 'dist', 'extension.js'), 'utf8')).includes('runQueryInto'));
+  });
+
   it('activates in code-server: its view container, Chat view and commands work', async () => {
     const workbench = wb();
     const { page } = workbench;

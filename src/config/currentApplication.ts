@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../core/applications';
-import type { Settings } from '../config/settings';
+import type { Settings } from './settings';
+import { Commands } from '../workbench/commandIds';
 
 const STATE_KEY = 'applicationQuery.currentApplication';
 
@@ -43,7 +44,7 @@ export class CurrentApplication implements vscode.Disposable {
         'Add Application…',
       );
       if (choice) {
-        await vscode.commands.executeCommand('applicationQuery.addApplication');
+        await vscode.commands.executeCommand(Commands.addApplication);
       }
       return undefined;
     }

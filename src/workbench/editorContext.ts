@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { QueryContext } from '../query/types';
+import type { QueryContext } from '../core/prepare';
 
 /** Editors of these schemes are the workbench's own (the Output view, the debug console), not the user's text. */
 const NOT_USER_TEXT = new Set(['output', 'debug', 'vscode-terminal']);

@@ -1,0 +1,34 @@
+/**
+ * The one vocabulary for how a query ended, shared by the core, the extension host and (through the
+ * protocol) the webviews. "Wire bytes" are the body bytes that came over the connection; "text
+ * characters" are the UTF-16 length of the answer text extracted from them. They differ whenever
+ * the answer is framed (SSE, NDJSON) or not ASCII, and are never called by one name.
+ */
+
+/** How a query ended: complete, stopped by the user, cut off after text arrived, or failed. */
+export type EndKind = 'done' | 'stopped' | 'interrupted' | 'error';
+
+/** What the user can do about a failure; the notification policy turns it into a button. */
+export type Remedy = 'setApiKey' | 'addApplication' | 'openBaseUrlSetting' | 'checkApplications' | 'retry' | 'showRaw';
+
+/** What every surface learns when a query ends. */
+export interface QueryOutcome {
+  readonly kind: EndKind;
+  /** The response's HTTP status, once one arrived. */
+  readonly httpStatus?: number;
+  /** Body bytes received on the wire. */
+  readonly wireBytes: number;
+  /** Characters of answer text delivered (UTF-16 code units). */
+  readonly textChars: number;
+  readonly durationMs: number;
+  /** Plain-language description of anything but a clean `done`. */
+  readonly message?: string;
+  /** A warning about a complete answer (a character cut at the end, no text extracted, a charset). */
+  readonly warning?: string;
+  /** Whether trying again could help. */
+  readonly retryable: boolean;
+  /** The remedies that fit, most helpful first. */
+  readonly remedies: readonly Remedy[];
+  /** For 429/503: how long the service asked us to wait, in ms. */
+  readonly retryAfterMs?: number;
+}

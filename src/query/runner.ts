@@ -1,0 +1,284 @@
+import { randomUUID } from 'node:crypto';
+import * as vscode from 'vscode';
+import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from '../core/errors';
+import { formatBytes } from '../core/format';
+import type { QueryOutcome, Remedy } from '../core/outcome';
+import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../core/prepare';
+import { sendQuery } from '../core/queryClient';
+import type { Settings } from '../config/settings';
+import type { Log } from '../log/log';
+import { promptForApiKey } from '../secrets/keyPrompt';
+import type { KeyStore } from '../secrets/keyStore';
+import type { QueryRegistry } from './registry';
+import type { QueryInfo, QuerySink, Surface } from './types';
+
+/** How one run is started. */
+export interface RunOptions {
+  /** Which surface started it (the registry can stop one surface's queries). */
+  readonly surface: Surface;
+  /** Stops this query from outside (a chat's Stop, a cancellation token). */
+  readonly signal?: AbortSignal;
+  /** The query id to use, so a surface can address the query (Stop) before it starts. */
+  readonly queryId?: string;
+  /** Ask for a missing key in a password box (default true); otherwise end with Set API Key…. */
+  readonly promptForKey?: boolean;
+}
+
+/** What the runner records of every exchange, for the history (the key is never part of it). */
+export interface ExchangeRecord {
+  readonly queryId: string;
+  readonly surface: Surface;
+  readonly info: QueryInfo;
+  /** Undefined when the query was refused before a request could be built. */
+  readonly request?: PreparedRequest;
+  readonly response?: { readonly status: number; readonly statusText: string; readonly headers: readonly (readonly [string, string])[]; readonly format: string };
+  /** Milliseconds from the start to the response headers and to the first body text. */
+  readonly headersMs?: number;
+  readonly firstByteMs?: number;
+  /** The decoded wire text and the answer text, each up to {@link RECORD_CAP_CHARS}. */
+  readonly raw: string;
+  readonly text: string;
+  readonly outcome: QueryOutcome;
+}
+
+/** The most of the raw body and of the answer text an exchange record keeps. */
+export const RECORD_CAP_CHARS = 256 * 1024;
+
+/** Receives every finished exchange. */
+export type ExchangeListener = (record: ExchangeRecord) => void;
+
+/**
+ * The one query pipeline: prepare (pure), then key, confirmation, request and stream, into the
+ * sinks. Whatever happens after the sinks started, every sink is ended exactly once, the query
+ * leaves the registry, and `run` resolves with the outcome (it never rejects). Notifications about
+ * failures are not its business: callers hand the outcome to the failure policy.
+ */
+export class QueryRunner {
+  private readonly listeners = new Set<ExchangeListener>();
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly keys: KeyStore,
+    private readonly log: Log,
+    private readonly registry: QueryRegistry,
+  ) {}
+
+  /** Subscribes to finished exchanges (the history); returns the unsubscribe function. */
+  onExchange(listener: ExchangeListener): vscode.Disposable {
+    this.listeners.add(listener);
+    return new vscode.Disposable(() => this.listeners.delete(listener));
+  }
+
+  /** Runs one query to its end. Never rejects: every outcome reaches every sink once and is returned. */
+  async run(input: QueryInput, sinks: readonly QuerySink[], options: RunOptions): Promise<QueryOutcome> {
+    const queryId = options.queryId ?? randomUUID();
+    const startedAt = Date.now();
+    const prepared = prepare(input, {
+      applications: this.settings.applications().applications,
+      defaultTemplate: this.settings.defaultTemplate(),
+      baseUrl: this.settings.baseUrl(),
+      confirmAboveChars: CONFIRM_ABOVE_CHARS,
+    });
+    const info: QueryInfo = {
+      queryId,
+      applicationId: input.applicationId,
+      applicationLabel: prepared.label,
+      question: input.question,
+      contextLabel: input.context?.label,
+      startedAt,
+    };
+    const controller = new AbortController();
+    const onOuterAbort = (): void => controller.abort();
+    options.signal?.addEventListener('abort', onOuterAbort);
+    if (options.signal?.aborted === true) controller.abort();
+    const unregister = this.registry.add(queryId, prepared.label, options.surface, controller);
+    const fanout = new Fanout(sinks, this.log);
+    const exchange = new Exchange(startedAt);
+    let outcome: QueryOutcome | undefined;
+    try {
+      fanout.start(info);
+      if (!prepared.ok) {
+        this.log.warn(`${prepared.label}: ${prepared.message}`);
+        outcome = exchange.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
+      } else {
+        outcome = await this.send(prepared, fanout, exchange, controller, options);
+      }
+    } catch (error) {
+      outcome = this.failure(error, exchange, prepared.ok ? prepared.url : undefined);
+    } finally {
+      outcome ??= exchange.outcome({ kind: 'error', message: 'The query ended unexpectedly.', retryable: true, remedies: ['retry'] });
+      options.signal?.removeEventListener('abort', onOuterAbort);
+      unregister();
+      fanout.end(outcome);
+    }
+    this.record({ queryId, surface: options.surface, info, request: prepared.ok ? prepared : undefined, ...exchange.snapshot(), outcome });
+    return outcome;
+  }
+
+  private async send(prepared: PreparedRequest, fanout: Fanout, exchange: Exchange, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
+    const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
+    let apiKey = await this.keys.get(ref);
+    if (apiKey === undefined) {
+      const message = `No API key for ${prepared.label} on ${prepared.origin}: the query was not sent. Run "Set API Key…" to add one.`;
+      if (options.promptForKey === false) {
+        return exchange.outcome({ kind: 'error', message, retryable: false, remedies: ['setApiKey'] });
+      }
+      apiKey = await promptForApiKey(prepared.label, prepared.origin, `No API key is stored for ${prepared.label} on ${prepared.origin}.`);
+      if (apiKey === undefined) return exchange.outcome({ kind: 'stopped', message, retryable: true, remedies: ['setApiKey'] });
+      await this.keys.set(ref, apiKey);
+      this.log.info(`API key stored for ${prepared.label} on ${prepared.origin}.`);
+    }
+    if (prepared.confirm !== undefined && !controller.signal.aborted) {
+      const choice = await vscode.window.showWarningMessage(prepared.confirm, { modal: true }, 'Send');
+      if (choice !== 'Send') return exchange.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
+    }
+    if (controller.signal.aborted) throw new AbortedError();
+    const response = await sendQuery({
+      baseUrl: prepared.baseUrl,
+      applicationId: prepared.applicationId,
+      apiKey,
+      body: prepared.body,
+      signal: controller.signal,
+      headersTimeoutMs: this.settings.headersTimeoutMs(),
+      idleTimeoutMs: this.settings.idleTimeoutMs(),
+      responseFormat: prepared.responseFormat,
+      responseField: prepared.responseField,
+      onRaw: (text) => exchange.raw(text),
+    });
+    exchange.headers(response);
+    fanout.status(response.status);
+    this.log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
+    for await (const piece of response.text) {
+      exchange.text(piece);
+      fanout.append(piece);
+    }
+    const warnings = [...response.warnings];
+    const remedies: Remedy[] = [];
+    if (response.noTextExtracted()) remedies.push('showRaw');
+    const warning = warnings.length > 0 ? warnings.join(' ') : undefined;
+    if (warning !== undefined) this.log.warn(`${prepared.label}: ${warning}`);
+    const outcome = exchange.outcome({ kind: 'done', httpStatus: response.status, wireBytes: response.bytesReceived(), warning, retryable: false, remedies });
+    this.log.info(`POST ${response.url} → ${response.status}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, complete`);
+    return outcome;
+  }
+
+  /** Turns whatever stopped the query into its outcome, and logs it. */
+  private failure(error: unknown, exchange: Exchange, url: string | undefined): QueryOutcome {
+    const status = exchange.status;
+    const chars = exchange.textChars;
+    let outcome: QueryOutcome;
+    if (error instanceof AbortedError) {
+      outcome = exchange.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(exchange.wireBytes)}.`, retryable: true, remedies: ['retry'] });
+    } else if (error instanceof HttpStatusError) {
+      const keyProblem = error.status === 401 || error.status === 403;
+      const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
+      const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
+      if (retryable) remedies.push('retry');
+      outcome = exchange.outcome({ kind: 'error', httpStatus: error.status, message: error.message, retryable, remedies, retryAfterMs: error.retryAfterMs });
+    } else if (error instanceof StreamInterruptedError || (error instanceof TimeoutError && error.phase === 'idle')) {
+      outcome = exchange.outcome({ kind: 'interrupted', httpStatus: status, message: error.message, retryable: true, remedies: ['retry'] });
+    } else if (error instanceof QueryError) {
+      const retryable = error.kind !== 'config';
+      outcome = exchange.outcome({
+        kind: chars > 0 ? 'interrupted' : 'error',
+        httpStatus: error instanceof RedirectError ? error.status : status,
+        message: error.message,
+        retryable,
+        remedies: error.kind === 'config' ? ['openBaseUrlSetting'] : ['retry'],
+      });
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      outcome = exchange.outcome({ kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, message: `Unexpected failure: ${message}`, retryable: true, remedies: ['retry'] });
+    }
+    const line = `POST ${url ?? '(not sent)'} → ${outcome.httpStatus ?? 'no response'}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, ${outcome.kind}: ${outcome.message ?? ''}`;
+    if (outcome.kind === 'stopped') this.log.info(line);
+    else this.log.error(line);
+    return outcome;
+  }
+
+  private record(record: ExchangeRecord): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.log.error(`Recording the exchange failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+}
+
+/** What one exchange has seen so far: timings, status, wire bytes, text (capped copies for the record). */
+class Exchange {
+  status: number | undefined;
+  wireBytes = 0;
+  textChars = 0;
+  private bytesReceived: (() => number) | undefined;
+  private headersMs: number | undefined;
+  private firstByteMs: number | undefined;
+  private response: ExchangeRecord['response'];
+  private rawText = '';
+  private answerText = '';
+
+  constructor(private readonly startedAt: number) {}
+
+  headers(response: { status: number; statusText: string; format: string; headers?: Headers; bytesReceived: () => number }): void {
+    this.headersMs = Date.now() - this.startedAt;
+    this.status = response.status;
+    this.bytesReceived = response.bytesReceived;
+    this.response = { status: response.status, statusText: response.statusText, headers: response.headers ? [...response.headers.entries()] : [], format: response.format };
+  }
+
+  raw(text: string): void {
+    this.firstByteMs ??= Date.now() - this.startedAt;
+    if (this.rawText.length < RECORD_CAP_CHARS) this.rawText += text.slice(0, RECORD_CAP_CHARS - this.rawText.length);
+  }
+
+  text(piece: string): void {
+    this.textChars += piece.length;
+    if (this.answerText.length < RECORD_CAP_CHARS) this.answerText += piece.slice(0, RECORD_CAP_CHARS - this.answerText.length);
+  }
+
+  outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
+    this.wireBytes = fields.wireBytes ?? this.bytesReceived?.() ?? this.wireBytes;
+    return { ...fields, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
+  }
+
+  snapshot(): Pick<ExchangeRecord, 'response' | 'headersMs' | 'firstByteMs' | 'raw' | 'text'> {
+    return { response: this.response, headersMs: this.headersMs, firstByteMs: this.firstByteMs, raw: this.rawText, text: this.answerText };
+  }
+}
+
+/** Sends each event to every sink; a sink that throws is logged and never breaks the others. */
+class Fanout {
+  private readonly sinks: readonly QuerySink[];
+
+  constructor(sinks: readonly QuerySink[], private readonly log: Log) {
+    this.sinks = [...sinks];
+  }
+
+  private each(event: string, fn: (sink: QuerySink) => void): void {
+    for (const sink of this.sinks) {
+      try {
+        fn(sink);
+      } catch (error) {
+        this.log.error(`An answer view failed on ${event}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  start(info: QueryInfo): void {
+    this.each('start', (sink) => sink.start(info));
+  }
+
+  status(httpStatus: number): void {
+    this.each('status', (sink) => sink.status(httpStatus));
+  }
+
+  append(text: string): void {
+    this.each('append', (sink) => sink.append(text));
+  }
+
+  end(outcome: QueryOutcome): void {
+    this.each('end', (sink) => sink.end(outcome));
+  }
+}
