@@ -3,11 +3,15 @@ export const CUT_CHARACTER_WARNING =
   'The answer ended in the middle of a character (the last bytes were not complete UTF-8); it is shown as �.';
 
 /**
- * Incremental UTF-8 decoding: a character split across chunks is held back until it is complete.
- * Shared by {@link decodeUtf8} and the query client, so both decode exactly alike.
+ * Incremental decoding in the charset a response declared (UTF-8 unless it says otherwise): a
+ * character split across chunks is held back until it is complete.
  */
-export class Utf8StreamDecoder {
-  private readonly decoder = new TextDecoder('utf-8', { fatal: false });
+export class TextStreamDecoder {
+  private readonly decoder: TextDecoder;
+
+  constructor(label = 'utf-8') {
+    this.decoder = new TextDecoder(label, { fatal: false });
+  }
 
   /** Decodes one chunk; may return '' when the chunk only starts a character. */
   push(bytes: Uint8Array): string {
@@ -18,6 +22,32 @@ export class Utf8StreamDecoder {
   end(): { text: string; cut: boolean } {
     const text = this.decoder.decode();
     return { text, cut: text.includes('\uFFFD') };
+  }
+}
+
+/** Incremental UTF-8 decoding, shared by {@link decodeUtf8} and the query client so both decode alike. */
+export class Utf8StreamDecoder extends TextStreamDecoder {
+  constructor() {
+    super('utf-8');
+  }
+}
+
+/**
+ * The decoder for a response's `Content-Type`: its `charset` when it names one this runtime can
+ * decode, else UTF-8 (with a warning when a charset was named but cannot be decoded).
+ */
+export function decoderForContentType(contentType: string | null | undefined): { decoder: TextStreamDecoder; charset: string; warning?: string } {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  const declared = match?.[1]?.toLowerCase();
+  if (declared === undefined || declared === 'utf-8' || declared === 'utf8') return { decoder: new Utf8StreamDecoder(), charset: 'utf-8' };
+  try {
+    return { decoder: new TextStreamDecoder(declared), charset: declared };
+  } catch {
+    return {
+      decoder: new Utf8StreamDecoder(),
+      charset: 'utf-8',
+      warning: `The service declared charset=${declared.slice(0, 40)}, which cannot be decoded here; the answer was read as UTF-8, so some characters may be wrong.`,
+    };
   }
 }
 

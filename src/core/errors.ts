@@ -140,6 +140,7 @@ export class InvalidJsonError extends QueryError {
 }
 
 const STATUS_MEANINGS: Readonly<Record<number, string>> = {
+  304: 'The service (or a proxy in front of it) answered "not modified" as if to a cached request, but no cache is used here: a proxy or the service is misbehaving. Check applicationQuery.baseUrl and your proxy settings.',
   400: 'The service rejected the request body. Check the request template of this application (applicationQuery.requestTemplate).',
   401: 'The API key is missing or not valid for this application. Set the key again with "Set API Key…".',
   403: 'The API key is not allowed to use this application. Check that the key belongs to this application.',

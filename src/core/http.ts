@@ -424,7 +424,8 @@ export async function openExchange(exchange: Exchange): Promise<Response> {
     transfer.stopHeaders();
   }
   const { status, headers } = response;
-  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400)) {
+  // 304 carries no target: it is a (misplaced) cache answer, not a redirect.
+  if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
     discardBody(response.body, transfer);
     throw new RedirectError(status, resolveLocation(headers.get('location'), url, exchange.secrets));
   }

@@ -1,7 +1,7 @@
 import { validateApiKey } from './apiKey';
 import { validateApplicationId, type ResponseFormat } from './applications';
 import { validateBaseUrl } from './baseUrl';
-import { CUT_CHARACTER_WARNING, Utf8StreamDecoder } from './decode';
+import { CUT_CHARACTER_WARNING, decoderForContentType, type TextStreamDecoder } from './decode';
 import { AbortedError, QueryError, UnexpectedContentError } from './errors';
 import { detectFormatFromHeaders, mediaType, parseFormat, sniffFormat, type WireFormat } from './formats';
 import { discardBody, openExchange, sanitizeError, Transfer } from './http';
@@ -127,7 +127,9 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
 
     const warnings: string[] = [];
     const textless = { value: false };
-    const pieces = readBody(response.body, transfer, req.onRaw, warnings);
+    const { decoder, warning: charsetWarning } = decoderForContentType(contentType);
+    if (charsetWarning !== undefined) warnings.push(charsetWarning);
+    const pieces = readBody(response.body, transfer, decoder, req.onRaw, warnings);
     let format: WireFormat | undefined =
       req.responseFormat !== undefined && req.responseFormat !== 'auto' ? req.responseFormat : detectFormatFromHeaders(contentType, headers);
     let text: AsyncIterable<string> = pieces;
@@ -184,6 +186,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
 async function* readBody(
   body: ReadableStream<Uint8Array> | null,
   transfer: Transfer,
+  decoder: TextStreamDecoder,
   onRaw: ((text: string) => void) | undefined,
   warnings: string[],
 ): AsyncGenerator<string, void, undefined> {
@@ -192,7 +195,6 @@ async function* readBody(
     return;
   }
   const reader = body.getReader();
-  const decoder = new Utf8StreamDecoder();
   let complete = false;
   try {
     for (;;) {

@@ -8,12 +8,15 @@ const FRAME_MS = 16;
  * The host's end of one webview. Waits for the webview's `ready` (sent again whenever the webview
  * is re-created, e.g. after its view was hidden) and then replays the whole state, so nothing sent
  * while it was away is lost. Streamed text is coalesced into at most one `append` per frame and
- * turn. Incoming messages are validated against the protocol; unknown ones are dropped.
+ * turn, the first after a quiet frame without delay. Incoming messages are validated against the
+ * protocol; unknown ones are dropped.
  */
 export class WebviewBridge implements vscode.Disposable {
   private ready = false;
   private readonly pendingText = new Map<string, string>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When streamed text was last posted (for the one-message-per-frame pace). */
+  private lastFlush = 0;
   private readonly subscription: vscode.Disposable;
   /** Messages dropped because they did not match the protocol (for tests and the log). */
   dropped = 0;
@@ -64,10 +67,18 @@ export class WebviewBridge implements vscode.Disposable {
       return;
     }
     this.pendingText.set(turnId, (this.pendingText.get(turnId) ?? '') + text);
-    this.timer ??= setTimeout(() => {
+    if (this.timer !== undefined) return;
+    // Leading edge: text after a quiet frame goes out at once (no added latency for the first
+    // bytes); text within a frame of the last post waits for the rest of that frame.
+    const wait = this.lastFlush + FRAME_MS - Date.now();
+    if (wait <= 0) {
+      this.flush();
+      return;
+    }
+    this.timer = setTimeout(() => {
       this.timer = undefined;
       this.flush();
-    }, FRAME_MS);
+    }, wait);
   }
 
   private flush(): void {
@@ -75,6 +86,7 @@ export class WebviewBridge implements vscode.Disposable {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
+    if (this.pendingText.size > 0) this.lastFlush = Date.now();
     for (const [turnId, text] of this.pendingText) {
       this.send({ type: 'append', turnId, text });
     }

@@ -189,6 +189,18 @@ describe('queryClient', () => {
       assert.equal(error.location, `${server.url}/login?next=%2F`);
     });
 
+    it('reports a 304 as a misplaced cache answer, not as a redirect to an unnamed place', async () => {
+      route = (_req, res) => {
+        res.writeHead(304);
+        res.end();
+      };
+      const error = await rejection(query());
+      assert.ok(error instanceof HttpStatusError, String(error));
+      assert.equal(error.status, 304);
+      assert.match(error.message, /^HTTP 304 Not Modified: .*not modified.*no cache is used/);
+      assert.doesNotMatch(error.message, /unnamed/);
+    });
+
     it('reports 4xx with the status, its meaning and a plain excerpt of the body', async () => {
       route = (_req, res) => {
         res.writeHead(401, 'Unauthorized', { 'Content-Type': 'application/json' });
@@ -497,6 +509,28 @@ describe('queryClient', () => {
       assertNoKey(error);
       assert.ok(error instanceof StreamFormatError);
       assert.match(error.message, /upstream failed for ••••/);
+    });
+  });
+
+  describe('charsets', () => {
+    it('decodes the charset the service declares (ISO-8859-1), not UTF-8', async () => {
+      route = (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=ISO-8859-1' });
+        res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0xfc, 0x62, 0x65, 0x72]));
+      };
+      const response = await query();
+      assert.equal((await collect(response.text)).text, 'café über');
+      assert.deepEqual(response.warnings, []);
+    });
+
+    it('reads an unknown charset as UTF-8 and says so', async () => {
+      route = (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=x-martian' });
+        res.end('hello');
+      };
+      const response = await query();
+      assert.equal((await collect(response.text)).text, 'hello');
+      assert.match(response.warnings.join(' '), /charset=x-martian.*read as UTF-8/);
     });
   });
 
