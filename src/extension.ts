@@ -7,6 +7,7 @@ import { registerChatView } from './chat/chatView';
 import { registerApplicationCommands } from './commands/applicationCommands';
 import { registerGetCommand } from './commands/getCommand';
 import { registerKeyCommands } from './commands/keyCommands';
+import { registerLanguageModelFeatures } from './lm';
 import { registerQueryCommands } from './commands/queryCommands';
 import { registerSettingsProblems } from './config/problems';
 import { Settings } from './config/settings';
@@ -54,6 +55,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState) });
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
+  registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
   return { settings, keys, log, registry, runner, channel };
 }
 

@@ -9,6 +9,7 @@ export const Commands = {
   selectApplication: 'applicationQuery.selectApplication',
   stop: 'applicationQuery.stop',
   get: 'applicationQuery.get',
+  manageChatModels: 'applicationQuery.manageChatModels',
 } as const;
 
 /** A command id of this extension. */
