@@ -594,9 +594,14 @@ function halveLargest(exchange: Exchange): Exchange {
   };
 }
 
+/** A copy of a JSON-like value with {@link maskSecrets} applied to every string in it (keys of objects too). */
+export function maskSecretsIn<T>(value: T, secrets: readonly string[] = []): T {
+  return mapStrings(value, (text) => maskSecrets(text, secrets)) as T;
+}
+
 /** The exchange with every string masked ({@link maskSecrets}) and the Authorization header in its masked form. */
 function scrubExchange(exchange: Exchange, secrets: readonly string[]): Exchange {
-  const scrubbed = mapStrings(exchange, (text) => maskSecrets(text, secrets)) as Exchange;
+  const scrubbed = maskSecretsIn(exchange, secrets);
   return { ...scrubbed, request: { ...scrubbed.request, headers: maskHeaders(scrubbed.request.headers, secrets) } };
 }
 
