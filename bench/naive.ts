@@ -1,10 +1,8 @@
-import type { RendererOptions } from './incremental';
-import { parseMarkdown, renderTokens, sanitizeToFragment } from './markdown';
+// The renderer benchmark's baseline (never shipped): re-renders the whole answer on every update.
+import type { RendererOptions } from '../src/webview/render/incremental';
+import { parseMarkdown, renderTokens, sanitizeToFragment } from '../src/webview/render/markdown';
 
-/**
- * The baseline the benchmark compares against: every update parses, sanitizes and replaces the
- * whole answer (coalesced per frame, like {@link IncrementalRenderer}).
- */
+/** Every update parses, sanitizes and replaces the whole answer (coalesced per frame, like the real renderer). */
 export class NaiveRenderer {
   private text = '';
   private scheduled = false;

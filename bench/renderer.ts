@@ -130,7 +130,7 @@ async function streamInPage(args: { text: string; kind: 'incremental' | 'naive';
     });
   };
   const options = { onRender, scheduleFrame: args.realFrames ? realSchedule : (callback: () => void) => void pending.push(callback) };
-  const renderer = args.kind === 'incremental' ? new window.AQ.IncrementalRenderer(container, options) : new window.AQ.NaiveRenderer(container, options);
+  const renderer = args.kind === 'incremental' ? new window.AQ.IncrementalRenderer(container, options) : new (window.AQ.NaiveRenderer ?? window.AQ.IncrementalRenderer)(container, options);
   const channel = new MessageChannel();
   const nextTask = (): Promise<void> =>
     new Promise((resolve) => {
@@ -246,7 +246,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
   const server = await LoopbackServer.start();
   const browser = await launchBrowser();
   try {
-    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ', minify: true }));
+    server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
     server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
     const page = await browser.newPage({ viewport: { width: 800, height: 900 } });

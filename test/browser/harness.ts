@@ -179,7 +179,8 @@ export interface RendererGlobal {
     container: HTMLElement,
     options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void },
   ) => PageRenderer;
-  NaiveRenderer: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
+  /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
+  NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
   sanitizeHtml: (html: string) => string;
   attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;

@@ -3,9 +3,10 @@ import {
   renderTokens,
   sanitizeToFragment,
   type MdToken,
-  type ReferenceDefinition,
+  type References,
   type RenderEnv,
 } from './markdown';
+import { ContainerStream, FenceStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -15,42 +16,38 @@ export interface RendererOptions {
   readonly onRender?: () => void;
 }
 
-type References = Record<string, ReferenceDefinition>;
-
-/** A run of finished blocks, rendered once into its own (contiguous) nodes. */
-interface FrozenChunk {
-  first: ChildNode | null;
-  count: number;
-  /** Kept only when the text has a `]`, i.e. could use a reference definition that arrives later. */
-  readonly source: string | undefined;
-}
-
 /** The text parsed in one frame, unless a longer open block needs more (then it doubles). */
 const BASE_WINDOW = 64 * 1024;
-const LINE_BREAK = /\r\n?|\n/g;
+/** An open block longer than this streams through a {@link BlockStream}: its finished parts are never rendered again. */
+const STREAM_AT = 8 * 1024;
+/** An open block no stream handles is rendered again only when it has grown by this factor. */
+const REGROW = 1.5;
+const LINE_BREAK = /\n/g;
 const BLANK = /^[ \t]*$/;
+const LINE_BREAKS = /\r\n?/g;
+const NUL = /\0/g;
 
 function defaultSchedule(callback: () => void): void {
   requestAnimationFrame(() => callback());
 }
 
-/** Start offsets of every line of `text` (line breaks as markdown-it normalizes them). */
+/** Start offsets of every line of `text` (already normalized: line breaks are `\n`). */
 function lineStarts(text: string): number[] {
   const starts = [0];
   LINE_BREAK.lastIndex = 0;
   for (let m = LINE_BREAK.exec(text); m !== null; m = LINE_BREAK.exec(text)) {
-    starts.push(m.index + m[0].length);
+    starts.push(m.index + 1);
   }
   return starts;
 }
 
 /**
  * Finds the last place in a parsed tail before which nothing can change any more, whatever text
- * follows: the start of a top-level block that follows a blank line and whose first line is
- * complete. Markdown's block structure is decided line by line, a blank line closes paragraphs
- * (no lazy continuation, no setext underline, no table header, no multi-line reference title),
- * and a block that started on a complete line after it means every container before it has
- * ended. Returns the token index and the character offset, or undefined.
+ * follows: the start of a top-level block whose first line is complete and that follows a blank
+ * line or a closed fence. Markdown's block structure is decided line by line, a blank line closes
+ * paragraphs (no lazy continuation, no setext underline, no table header, no multi-line reference
+ * title), so does a closing fence, and a block that started on a complete line after either means
+ * every container before it has ended. Returns the token index and the character offset, or undefined.
  */
 function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly number[]): { index: number; offset: number } | undefined {
   for (let i = tokens.length - 1; i > 0; i--) {
@@ -62,13 +59,10 @@ function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly
     if (line < 1 || line + 1 >= starts.length) {
       continue;
     }
-    // A trailing lone CR may still become CRLF: the line is not known to be complete.
-    const lineEnd = starts[line + 1];
-    if (lineEnd === text.length && text.charCodeAt(lineEnd - 1) === 13) {
-      continue;
-    }
-    const previous = text.slice(starts[line - 1], starts[line]).replace(LINE_BREAK, '');
-    if (BLANK.test(previous)) {
+    const previous = text.slice(starts[line - 1], starts[line] - 1);
+    // A fence followed by another block is closed, on the line before it.
+    const closedFence = tokens[i - 1].type === 'fence' && tokens[i - 1].map?.[1] === line;
+    if (BLANK.test(previous) || closedFence) {
       return { index: i, offset: starts[line] };
     }
   }
@@ -91,15 +85,26 @@ function insertFragment(container: Node, fragment: DocumentFragment, before: Nod
   return { first, count };
 }
 
+/** Renders markdown text into sanitized nodes (a frozen top-level chunk's renderer). */
+function renderBlocks(source: string, references: References): DocumentFragment {
+  const env: RenderEnv = { references: { ...references } };
+  return sanitizeToFragment(renderTokens(parseMarkdown(source, env), env));
+}
+
 /**
  * Renders a streamed markdown answer. Finished blocks are rendered once into their own nodes and
- * never parsed again; only the open tail is re-rendered, at most once per frame. After `finish()`
- * the container holds exactly what `renderMarkdownOnce(fullText)` produces.
+ * never parsed again; only the open tail is re-rendered, at most once per frame. A long open block
+ * (a code block, paragraph, list, table or quote) streams through a {@link BlockStream} that
+ * freezes its finished lines, items, rows or words, so the work per frame follows the new text,
+ * not the block's length. After `finish()` the container holds exactly what
+ * `renderMarkdownOnce(fullText)` produces.
  */
 export class IncrementalRenderer {
-  /** The text after the frozen chunks (the frozen text itself is not kept). */
+  /** The text after the frozen chunks, line breaks normalized (the frozen text itself is not kept). */
   private tail = '';
   private received = 0;
+  /** The last text received ended with CR: a LF that comes next belongs to it. */
+  private pendingCr = false;
   /** Definitions made by the frozen text. */
   private frozenRefs: References = {};
   /** The definitions the DOM reflects, and their JSON. */
@@ -110,9 +115,20 @@ export class IncrementalRenderer {
   private tailHtml = '';
   private renderedLength = -1;
   private window = BASE_WINDOW;
+  /** The stream rendering the open block at the start of the tail, if any. */
+  private stream: BlockStream | undefined;
+  /** No stream takes the open block: it is rendered again once the tail is this long. */
+  private regrowAt = 0;
   private scheduled = false;
   private generation = 0;
   private readonly schedule: (callback: () => void) => void;
+  private readonly host: StreamHost = {
+    frozenReferences: () => this.frozenRefs,
+    learnReferences: (source) => this.learnReferences(source),
+    seeReferences: (references) => void this.applyReferences(references),
+    references: () => this.refs,
+    register: (chunk) => void this.chunks.push(chunk),
+  };
 
   constructor(
     private readonly container: HTMLElement,
@@ -131,26 +147,27 @@ export class IncrementalRenderer {
     if (text === '') {
       return;
     }
-    this.tail += text;
     this.received += text.length;
+    this.tail += this.normalize(text);
     this.requestFrame();
   }
 
   /** The stream ended: renders everything now. */
   finish(): void {
-    this.update(true);
+    this.update(true, true);
   }
 
   /** Renders what is pending now instead of on the next frame. */
   flush(): void {
-    this.update(true);
+    this.update(true, false);
   }
 
   /** Starts over, showing `text` (rendered at once); the stream may continue with `append`. */
   reset(text = ''): void {
     this.generation++;
     this.scheduled = false;
-    this.tail = text;
+    this.pendingCr = false;
+    this.tail = this.normalize(text);
     this.received = text.length;
     this.frozenRefs = {};
     this.refs = {};
@@ -160,8 +177,17 @@ export class IncrementalRenderer {
     this.tailHtml = '';
     this.renderedLength = -1;
     this.window = BASE_WINDOW;
+    this.stream = undefined;
+    this.regrowAt = 0;
     this.container.replaceChildren();
-    this.update(true);
+    this.update(true, false);
+  }
+
+  /** Line breaks and NULs as markdown-it normalizes them, across chunk boundaries (a CR then a LF). */
+  private normalize(text: string): string {
+    const skipLf = this.pendingCr && text.charCodeAt(0) === 10;
+    this.pendingCr = text.charCodeAt(text.length - 1) === 13;
+    return (skipLf ? text.slice(1) : text).replace(LINE_BREAKS, '\n').replace(NUL, '\uFFFD');
   }
 
   private requestFrame(): void {
@@ -173,24 +199,41 @@ export class IncrementalRenderer {
     this.schedule(() => {
       if (generation === this.generation && this.scheduled) {
         this.scheduled = false;
-        this.update(false);
+        this.update(false, false);
       }
     });
   }
 
-  /** One render pass. `all` processes the whole text; otherwise a bounded window of it. */
-  private update(all: boolean): void {
+  /**
+   * One render pass. `all` processes the whole text (and pending highlighting); otherwise a bounded
+   * window of it. `complete`: no more text will come.
+   */
+  private update(all: boolean, complete: boolean): void {
     this.scheduled = false;
-    if (this.renderedLength === this.received) {
+    if (this.renderedLength === this.received && !complete && this.stream?.pending !== true) {
       return;
     }
     let changed = false;
     for (;;) {
+      if (this.stream !== undefined) {
+        const result = this.stream.advance(this.tail, all, complete);
+        changed = true;
+        if (result === 'open') {
+          break;
+        }
+        this.endStream(result);
+        continue;
+      }
+      if (!all && this.tail.length < this.regrowAt) {
+        break;
+      }
       const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
-      const complete = end === this.tail.length;
-      changed = this.renderWindow(end) || changed;
-      if (complete) {
-        this.renderedLength = this.received;
+      const done = end === this.tail.length;
+      changed = this.renderWindow(end, all) || changed;
+      if (this.stream !== undefined) {
+        continue;
+      }
+      if (done) {
         break;
       }
       if (!all) {
@@ -198,38 +241,57 @@ export class IncrementalRenderer {
         break;
       }
     }
+    if (this.stream?.pending === true && !complete) {
+      // Highlighting still has work: it goes on in the next frames even if no text comes.
+      this.requestFrame();
+    }
+    this.renderedLength = this.received;
     if (changed) {
       this.options.onRender?.();
     }
   }
 
+  /** The stream's block ended at `result` (an offset into the tail) or was not what it seemed. */
+  private endStream(result: 'abandon' | number): void {
+    const stream = this.stream;
+    this.stream = undefined;
+    if (stream === undefined) {
+      return;
+    }
+    if (result === 'abandon') {
+      for (const node of stream.nodes) {
+        node.remove();
+      }
+      this.chunks = this.chunks.filter((chunk) => chunk.owner !== stream);
+      // Rendered as a whole from now on, less often as it grows.
+      this.regrowAt = -1;
+      return;
+    }
+    this.chunks.push({ parent: this.container, first: stream.nodes[0] ?? null, count: stream.nodes.length, source: undefined, render: renderBlocks });
+    this.tail = this.tail.slice(result);
+    this.regrowAt = 0;
+    this.window = BASE_WINDOW;
+  }
+
   /** Parses the first `end` code units of the tail, freezes what is finished, re-renders the rest. */
-  private renderWindow(end: number): boolean {
+  private renderWindow(end: number, all: boolean): boolean {
     const complete = end === this.tail.length;
     const tail = complete ? this.tail : this.tail.slice(0, end);
     const env: RenderEnv = { references: { ...this.frozenRefs } };
     const tokens = parseMarkdown(tail, env);
-    const boundary = findBoundary(tokens, tail, lineStarts(tail));
-    const references = env.references ?? {};
-    const signature = JSON.stringify(references);
-    let changed = false;
-    if (signature !== this.refsSignature) {
-      changed = this.refreshReferences(this.refs, references);
-      this.refs = references;
-      this.refsSignature = signature;
-    }
+    const starts = lineStarts(tail);
+    const boundary = findBoundary(tokens, tail, starts);
+    let changed = this.applyReferences(env.references ?? {});
     let tailTokens = tokens;
     if (boundary !== undefined) {
       this.window = BASE_WINDOW;
+      this.regrowAt = 0;
       this.removeTail();
       const chunkText = tail.slice(0, boundary.offset);
       const inserted = insertFragment(this.container, sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)), null);
-      this.chunks.push({ ...inserted, source: chunkText.includes(']') ? chunkText : undefined });
+      this.chunks.push({ parent: this.container, ...inserted, source: chunkText.includes(']') ? chunkText : undefined, render: renderBlocks });
       if (chunkText.includes(']:')) {
-        // The chunk may define references: learn them the same way a full parse would.
-        const chunkEnv: RenderEnv = { references: { ...this.frozenRefs } };
-        parseMarkdown(chunkText, chunkEnv);
-        this.frozenRefs = chunkEnv.references ?? {};
+        this.learnReferences(chunkText);
       }
       this.tail = this.tail.slice(boundary.offset);
       tailTokens = tokens.slice(boundary.index);
@@ -237,6 +299,13 @@ export class IncrementalRenderer {
     } else if (!complete) {
       // An open block longer than the window: look further next time.
       this.window *= 2;
+    }
+    const rest = boundary === undefined ? tail : tail.slice(boundary.offset);
+    if (this.regrowAt === 0 && rest.length >= STREAM_AT && this.startStream(tailTokens, rest, boundary === undefined ? 0 : starts.indexOf(boundary.offset))) {
+      return true;
+    }
+    if (rest.length >= STREAM_AT && !all) {
+      this.regrowAt = Math.max(this.regrowAt, Math.ceil(this.tail.length * REGROW));
     }
     const html = renderTokens(tailTokens, env);
     if (html !== this.tailHtml || boundary !== undefined) {
@@ -250,12 +319,70 @@ export class IncrementalRenderer {
     return changed;
   }
 
+  /**
+   * Starts a stream for the tail's open block, when the tail is one block (after blank lines) of
+   * a kind a stream handles. `tokens` are the tail's (`lineOffset`: their line numbers' start).
+   */
+  private startStream(tokens: readonly MdToken[], rest: string, lineOffset: number): boolean {
+    const first = tokens[0];
+    if (first?.map === null || first === undefined) {
+      return false;
+    }
+    // The block must be all there is: nothing at the top level after its closing token.
+    const close = first.nesting === 1 ? tokens.findIndex((token, i) => i > 0 && token.level === first.level && token.nesting === -1) : 0;
+    if (close < 0 || close !== tokens.length - 1) {
+      return false;
+    }
+    const startLine = first.map[0] - lineOffset;
+    const starts = lineStarts(rest);
+    if (startLine < 0 || startLine >= starts.length || !BLANK.test(rest.slice(0, starts[startLine]))) {
+      return false;
+    }
+    const block = rest.slice(starts[startLine]);
+    const offset = this.tail.length - rest.length + starts[startLine];
+    let stream: BlockStream | undefined;
+    if (first.type === 'fence' && FenceStream.canStart(block)) {
+      stream = new FenceStream(this.container, block, first);
+    } else if (first.type === 'paragraph_open') {
+      stream = new ParagraphStream(this.container, block, this.host);
+    } else {
+      const shifted = offset === 0 && startLine === 0 ? tokens : parseMarkdown(block, { references: { ...this.frozenRefs } });
+      stream = ContainerStream.create(this.container, block, shifted, this.host);
+    }
+    if (stream === undefined) {
+      return false;
+    }
+    this.removeTail();
+    this.tail = this.tail.slice(offset);
+    this.stream = stream;
+    return true;
+  }
+
   private removeTail(): void {
     for (const node of this.tailNodes) {
       node.remove();
     }
     this.tailNodes = [];
     this.tailHtml = '';
+  }
+
+  /** Learns the definitions made by frozen text (first definition wins, as in a full parse). */
+  private learnReferences(source: string): void {
+    const env: RenderEnv = { references: { ...this.frozenRefs } };
+    parseMarkdown(source, env);
+    this.frozenRefs = env.references ?? {};
+  }
+
+  /** A parse saw these definitions (frozen and tentative): frozen text that uses a changed one is rendered again. */
+  private applyReferences(references: References): boolean {
+    const signature = JSON.stringify(references);
+    if (signature === this.refsSignature) {
+      return false;
+    }
+    const changed = this.refreshReferences(this.refs, references);
+    this.refs = references;
+    this.refsSignature = signature;
+    return changed;
   }
 
   /**
@@ -270,8 +397,7 @@ export class IncrementalRenderer {
       return false;
     }
     let changed = false;
-    for (let i = 0; i < this.chunks.length; i++) {
-      const chunk = this.chunks[i];
+    for (const chunk of this.chunks) {
       if (chunk.source === undefined) {
         continue;
       }
@@ -279,26 +405,19 @@ export class IncrementalRenderer {
       if (!labels.some((label) => text.includes(label))) {
         continue;
       }
-      const env: RenderEnv = { references: { ...after } };
-      const html = renderTokens(parseMarkdown(chunk.source, env), env);
-      const next = this.nodeAfterChunk(i);
+      let last = chunk.first;
+      for (let n = 1; last !== null && n < chunk.count; n++) {
+        last = last.nextSibling;
+      }
+      const next = last?.nextSibling ?? null;
       for (let node = chunk.first, n = 0; node !== null && n < chunk.count; n++) {
         const following = node.nextSibling;
         node.remove();
         node = following;
       }
-      Object.assign(chunk, insertFragment(this.container, sanitizeToFragment(html), next));
+      Object.assign(chunk, insertFragment(chunk.parent, chunk.render(chunk.source, after), next));
       changed = true;
     }
     return changed;
-  }
-
-  private nodeAfterChunk(index: number): Node | null {
-    for (let i = index + 1; i < this.chunks.length; i++) {
-      if (this.chunks[i].first !== null) {
-        return this.chunks[i].first;
-      }
-    }
-    return this.tailNodes[0] ?? null;
   }
 }

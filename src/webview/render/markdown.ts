@@ -1,25 +1,6 @@
 import MarkdownIt from 'markdown-it';
 import DOMPurify from 'dompurify';
-import hljs from 'highlight.js/lib/core';
-import bash from 'highlight.js/lib/languages/bash';
-import c from 'highlight.js/lib/languages/c';
-import cpp from 'highlight.js/lib/languages/cpp';
-import csharp from 'highlight.js/lib/languages/csharp';
-import css from 'highlight.js/lib/languages/css';
-import diff from 'highlight.js/lib/languages/diff';
-import go from 'highlight.js/lib/languages/go';
-import java from 'highlight.js/lib/languages/java';
-import javascript from 'highlight.js/lib/languages/javascript';
-import json from 'highlight.js/lib/languages/json';
-import markdown from 'highlight.js/lib/languages/markdown';
-import plaintext from 'highlight.js/lib/languages/plaintext';
-import python from 'highlight.js/lib/languages/python';
-import rust from 'highlight.js/lib/languages/rust';
-import shell from 'highlight.js/lib/languages/shell';
-import sql from 'highlight.js/lib/languages/sql';
-import typescript from 'highlight.js/lib/languages/typescript';
-import xml from 'highlight.js/lib/languages/xml';
-import yaml from 'highlight.js/lib/languages/yaml';
+import { codeLanguage, highlightCode } from './code';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;
@@ -30,17 +11,11 @@ export type ReferenceDefinition = NonNullable<RenderEnv['references']>[string];
 /** One markdown-it token (re-exported so the renderer modules need no markdown-it import). */
 export type MdToken = MarkdownIt.Token;
 
-const languages = { bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, plaintext, python, rust, shell, sql, typescript, xml, yaml };
-for (const [name, definition] of Object.entries(languages)) {
-  hljs.registerLanguage(name, definition);
-}
-
 /** Link schemes an answer may open (through the host). Everything else is inert. */
 export const SAFE_LINK = /^(?:https?:|mailto:)/i;
 /** Only inline raster images are shown; anything remote becomes a link. */
 const SAFE_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp);/i;
 const REMOTE_IMAGE = /^https?:/i;
-const LANGUAGE_NAME = /^[\w#+.-]{1,40}$/;
 
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 const escapeHtml = md.utils.escapeHtml;
@@ -57,20 +32,25 @@ function button(action: string, label: string, title: string, icon: string): str
 }
 
 function renderCode(code: string, info: string): string {
-  const candidate = info.split(/\s+/)[0] ?? '';
-  const language = LANGUAGE_NAME.test(candidate) ? candidate : '';
-  const known = language !== '' && hljs.getLanguage(language) !== undefined;
-  const body = known ? hljs.highlight(code, { language, ignoreIllegals: true }).value : escapeHtml(code);
-  const langAttr = language ? ` data-lang="${escapeHtml(language)}"` : '';
-  const langLabel = language ? `<span class="aq-code-lang">${escapeHtml(language)}</span>` : '';
-  const codeClass = language ? `hljs language-${escapeHtml(language)}` : 'hljs';
+  const language = codeLanguage(info);
+  const body = highlightCode(code, language.highlight);
+  const langAttr = language.name ? ` data-lang="${escapeHtml(language.name)}"` : '';
+  const langLabel = language.name ? `<span class="aq-code-lang">${escapeHtml(language.name)}</span>` : '';
+  const codeClass = language.name ? `hljs language-${escapeHtml(language.name)}` : 'hljs';
   return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}">${body}</code></pre></div>\n`;
 }
 
-md.renderer.rules.fence = (tokens, idx) => {
-  const token = tokens[idx];
-  return renderCode(token.content, token.info ? md.utils.unescapeAll(token.info).trim() : '');
-};
+/** A fence token's info string, as the fence renderer reads it. */
+export function fenceInfo(token: MdToken): string {
+  return token.info ? md.utils.unescapeAll(token.info).trim() : '';
+}
+
+/** An empty code block for `info` (the streamed code goes into its `pre > code`). */
+export function renderCodeShell(info: string): string {
+  return renderCode('', info);
+}
+
+md.renderer.rules.fence = (tokens, idx) => renderCode(tokens[idx].content, fenceInfo(tokens[idx]));
 md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx].content, '');
 
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
@@ -127,6 +107,38 @@ md.core.ruler.push('aq_align_classes', (state) => {
   }
 });
 
+/** Set in `env` by {@link renderInlinePiece}: whether an emphasis or strikethrough opener is left unmatched. */
+interface InlineProbe {
+  open: boolean;
+}
+
+md.inline.ruler2.push('aq_open_delimiters', (state) => {
+  const probe = (state.env as { aqProbe?: InlineProbe }).aqProbe;
+  if (probe !== undefined && state.delimiters.some((delimiter) => delimiter.open && delimiter.end < 0)) {
+    probe.open = true;
+  }
+  return false;
+});
+
+/** Link reference definitions by normalized label. */
+export type References = Record<string, ReferenceDefinition>;
+
+/**
+ * Renders a piece of a paragraph's inline text. `open` is true when the piece leaves something that
+ * later text could still close (an emphasis opener, a `[`, a backtick run, a `<`): only a piece
+ * without it renders the same alone as inside the whole paragraph.
+ */
+export function renderInlinePiece(text: string, references: References): { html: string; open: boolean } {
+  const probe: InlineProbe = { open: false };
+  const env: RenderEnv = { references, aqProbe: probe };
+  const children = md.parseInline(text, env)[0]?.children ?? [];
+  let open = probe.open;
+  for (let i = 0; i < children.length && !open; i++) {
+    open = children[i].type === 'text' && /[[`<]/.test(children[i].content);
+  }
+  return { html: md.renderer.renderInline(children, md.options, env), open };
+}
+
 const purify = DOMPurify(window);
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: [
@@ -174,6 +186,20 @@ export function sanitizeHtml(html: string): string {
 /** Sanitizes HTML into a fragment ready to insert (no second parse). */
 export function sanitizeToFragment(html: string): DocumentFragment {
   return purify.sanitize(html, { ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
+}
+
+/** The parent element a piece of rendered markup belongs in, for parsing it in context. */
+export type PieceParent = 'ul' | 'tbody' | 'blockquote' | 'p' | 'code';
+
+/** Sanitizes markup that belongs inside a `parent` element; returns the nodes that go in it. */
+export function sanitizeChildren(html: string, parent: PieceParent): DocumentFragment {
+  const wrapped = parent === 'tbody' ? `<table><tbody>${html}</tbody></table>` : `<${parent}>${html}</${parent}>`;
+  const element = sanitizeToFragment(wrapped).querySelector(parent);
+  const fragment = document.createDocumentFragment();
+  if (element !== null) {
+    fragment.append(...element.childNodes);
+  }
+  return fragment;
 }
 
 /** The one-shot render: markdown to sanitized HTML. Incremental rendering must end up identical. */

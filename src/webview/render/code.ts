@@ -1,0 +1,111 @@
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import csharp from 'highlight.js/lib/languages/csharp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import markdown from 'highlight.js/lib/languages/markdown';
+import plaintext from 'highlight.js/lib/languages/plaintext';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import shell from 'highlight.js/lib/languages/shell';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
+
+const languages = { bash, c, cpp, csharp, css, diff, go, java, javascript, json, markdown, plaintext, python, rust, shell, sql, typescript, xml, yaml };
+for (const [name, definition] of Object.entries(languages)) {
+  hljs.registerLanguage(name, definition);
+}
+
+/** Code past this many UTF-16 code units of one block is shown as plain text (highlighting is slow: ~1 MB/s). */
+export const HIGHLIGHT_LIMIT = 128 * 1024;
+/**
+ * highlight.js sees at most PIECE_BASE << PIECE_STEPS code units at once. A piece ends at the first
+ * line end after 2, 4 or 8 KiB where the grammar is back at its top level (nothing open that spans
+ * lines), or at 16 KiB whatever the state. The rule depends on the code alone, so a streamed block
+ * and a one-shot render cut the same pieces.
+ */
+const PIECE_BASE = 2048;
+const PIECE_STEPS = 3;
+const LANGUAGE_NAME = /^[\w#+.-]{1,40}$/;
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/** Escapes text for HTML, the way markdown-it does. */
+export function escapeHtml(text: string): string {
+  return /[&<>"]/.test(text) ? text.replace(/[&<>"]/g, (ch) => HTML_ESCAPES[ch]) : text;
+}
+
+/** The language named by a fence's info string, and whether highlight.js knows it ('' if none). */
+export function codeLanguage(info: string): { name: string; highlight: string } {
+  const candidate = info.split(/\s+/)[0] ?? '';
+  const name = LANGUAGE_NAME.test(candidate) ? candidate : '';
+  return { name, highlight: name !== '' && hljs.getLanguage(name) !== undefined ? name : '' };
+}
+
+/** One highlighted piece of a code block: `[start, end)` of the code, and its markup. */
+export interface CodePiece {
+  readonly end: number;
+  readonly html: string;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * The next piece of `code` from `start` (`offset` is where `code` begins in the block, for the
+ * limit). Returns undefined when the piece's end is not decided by the text there is, unless
+ * `complete` (then the rest of the code is the last piece).
+ */
+export function codePiece(code: string, start: number, offset: number, language: string, complete: boolean): CodePiece | undefined {
+  if (language === '' || offset + start >= HIGHLIGHT_LIMIT) {
+    return complete || start < code.length ? { end: code.length, html: escapeHtml(code.slice(start)) } : undefined;
+  }
+  const top = hljs.getLanguage(language);
+  for (let step = 0; step < PIECE_STEPS; step++) {
+    const low = start + (PIECE_BASE << step);
+    const high = start + (PIECE_BASE << (step + 1));
+    const lineEnd = low < code.length ? code.indexOf('\n', low) : -1;
+    let end = lineEnd >= 0 && lineEnd < high ? lineEnd + 1 : -1;
+    if (end < 0) {
+      if (high > code.length) {
+        // Not decided yet: more code could still bring a line end (or this is the end).
+        return complete ? { end: code.length, html: highlightPiece(code.slice(start), language).value } : undefined;
+      }
+      end = isHighSurrogate(code.charCodeAt(high - 1)) ? high - 1 : high;
+    }
+    const result = highlightPiece(code.slice(start, end), language);
+    if (step === PIECE_STEPS - 1 || result.top === top) {
+      return { end, html: result.value };
+    }
+  }
+  return undefined;
+}
+
+function highlightPiece(code: string, language: string): { value: string; top: unknown } {
+  const result = hljs.highlight(code, { language, ignoreIllegals: true });
+  // `_top` is the mode the highlighter ended in (not in the typings).
+  return { value: result.value, top: (result as { _top?: unknown })._top };
+}
+
+/** The markup of a whole code block: highlighted pieces up to the limit, plain text after. */
+export function highlightCode(code: string, language: string): string {
+  let html = '';
+  for (let start = 0; start < code.length; ) {
+    const piece = codePiece(code, start, 0, language, true);
+    if (piece === undefined) {
+      break;
+    }
+    html += piece.html;
+    start = piece.end;
+  }
+  return html;
+}

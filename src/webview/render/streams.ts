@@ -1,0 +1,711 @@
+import { codeLanguage, codePiece, HIGHLIGHT_LIMIT } from './code';
+import {
+  fenceInfo,
+  parseMarkdown,
+  renderCodeShell,
+  renderInlinePiece,
+  renderTokens,
+  sanitizeChildren,
+  sanitizeToFragment,
+  type MdToken,
+  type PieceParent,
+  type References,
+  type RenderEnv,
+} from './markdown';
+
+/** Rendered text that is final: nodes `first` and the `count - 1` after it, under `parent`. */
+export interface FrozenChunk {
+  readonly parent: Node;
+  first: ChildNode | null;
+  count: number;
+  /** Kept only when the text has a `]`, i.e. could use a reference definition that arrives later. */
+  readonly source: string | undefined;
+  /** Renders `source` again (with new definitions) into the nodes that replace the chunk's. */
+  readonly render: (source: string, references: References) => DocumentFragment;
+  /** The stream that froze it, if any. */
+  readonly owner?: BlockStream;
+}
+
+/** What a stream needs from the renderer that owns it. */
+export interface StreamHost {
+  /** The definitions made by frozen text. */
+  frozenReferences(): References;
+  /** Text with definitions was frozen: learn them (first definition wins). */
+  learnReferences(source: string): void;
+  /** The definitions a parse of the open block saw (frozen and tentative ones). */
+  seeReferences(references: References): void;
+  /** The definitions the DOM reflects. */
+  references(): References;
+  /** Records a frozen piece, so that a later definition can render it again. */
+  register(chunk: FrozenChunk): void;
+}
+
+/**
+ * What a stream makes of the tail in one frame: the block goes on ('open'), ended where the next
+ * block starts (an offset into the tail), or turned out to be something else ('abandon').
+ */
+export type StreamResult = 'open' | 'abandon' | number;
+
+/** How a long open block is rendered as it streams: its finished parts once, the rest bounded. */
+export interface BlockStream {
+  /** The block's top-level nodes (under the renderer's container). */
+  readonly nodes: readonly ChildNode[];
+  /** Work is left (highlighting) that later frames do even if no text comes. */
+  readonly pending: boolean;
+  /**
+   * Takes the tail (which starts with the block). `drain`: do pending work (highlighting) now.
+   * `complete`: no more text will come.
+   */
+  advance(tail: string, drain: boolean, complete: boolean): StreamResult;
+}
+
+/** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
+const LIVE_LIMIT = 32 * 1024;
+/** Highlighting of a streamed code block gets this much of a frame. */
+const HIGHLIGHT_BUDGET_MS = 6;
+const BLANK = /^[ \t]*$/;
+/** How far back from the end a paragraph is searched for a word start to freeze before. */
+const WORD_SCAN = 4096;
+const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a;
+}
+
+/** Start offsets of every line of `text`; `complete` is how many of them end with a line break. */
+function lines(text: string): { starts: number[]; complete: number } {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+    starts.push(i + 1);
+  }
+  return { starts, complete: starts.length - 1 };
+}
+
+/** Inserts `fragment` before `before` under `parent`; returns its first node and node count. */
+function insert(parent: Node, fragment: DocumentFragment, before: Node | null): { first: ChildNode | null; count: number } {
+  const first = fragment.firstChild;
+  const count = fragment.childNodes.length;
+  parent.insertBefore(fragment, before);
+  return { first, count };
+}
+
+function removeAll(nodes: readonly ChildNode[]): void {
+  for (const node of nodes) {
+    node.remove();
+  }
+}
+
+/** The nodes of a sanitized block (the block's element and the line break after it). */
+function blockNodes(html: string): { nodes: ChildNode[]; fragment: DocumentFragment } {
+  const fragment = sanitizeToFragment(html);
+  return { nodes: Array.from(fragment.childNodes), fragment };
+}
+
+/**
+ * A fenced code block. A line is final once the next one starts (unless it closes the fence), and
+ * so is an unfinished line that can no longer become the closing fence. Final code appears at once
+ * as plain text; highlighting catches up in pieces within a budget per frame (the pieces are cut
+ * by a rule of the code alone, so the result equals a one-shot render).
+ */
+export class FenceStream implements BlockStream {
+  readonly nodes: ChildNode[];
+  private readonly code: HTMLElement;
+  private readonly closer: RegExp;
+  private readonly mayClose: RegExp;
+  private readonly indent: number;
+  private readonly language: string;
+  /** Tail offset of the first line not yet finished with. */
+  private lineStart: number;
+  /** How much of that line (after indentation is stripped) is already code. */
+  private lineDone = 0;
+  /** Final code not highlighted yet, and where it starts in the block's code. */
+  private backlog = '';
+  private backlogAt = 0;
+  /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
+  private stalledAt = -1;
+  /** Plain text nodes showing the backlog (and everything past the highlight limit), in order. */
+  private plain: Text[] = [];
+  /** The unfinished line that may still close the fence, shown as plain text for now. */
+  private readonly live: Text;
+
+  constructor(container: Node, tail: string, token: MdToken) {
+    const info = fenceInfo(token);
+    const marker = token.markup.charAt(0) === '~' ? '~' : '`';
+    this.closer = new RegExp(`^ {0,3}${marker}{${token.markup.length},}[ \\t]*$`);
+    this.mayClose = new RegExp(`^ {0,3}${marker}*[ \\t]*$`);
+    this.indent = /^ */.exec(tail)?.[0].length ?? 0;
+    this.language = codeLanguage(info).highlight;
+    this.lineStart = tail.indexOf('\n') + 1;
+    const { nodes, fragment } = blockNodes(renderCodeShell(info));
+    this.nodes = nodes;
+    const code = fragment.querySelector('pre > code');
+    this.code = code instanceof HTMLElement ? code : document.createElement('code');
+    this.live = document.createTextNode('');
+    this.code.append(this.live);
+    container.appendChild(fragment);
+  }
+
+  get pending(): boolean {
+    return this.backlog !== '' && this.backlogAt < HIGHLIGHT_LIMIT && this.backlog.length !== this.stalledAt;
+  }
+
+  /** A stream can start once the opening line is complete. */
+  static canStart(tail: string): boolean {
+    return tail.includes('\n');
+  }
+
+  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
+    let added = '';
+    for (let end = tail.indexOf('\n', this.lineStart); end >= 0; end = tail.indexOf('\n', this.lineStart)) {
+      const line = tail.slice(this.lineStart, end);
+      if (this.lineDone === 0 && this.closer.test(line)) {
+        this.addCode(added);
+        this.finish();
+        return end + 1;
+      }
+      added += this.stripIndent(line).slice(this.lineDone) + '\n';
+      this.lineStart = end + 1;
+      this.lineDone = 0;
+    }
+    const rest = tail.slice(this.lineStart);
+    const closes = this.lineDone === 0 && this.closer.test(rest);
+    if (complete || (this.lineDone > 0 || !this.mayClose.test(rest))) {
+      if (!closes) {
+        const code = this.stripIndent(rest);
+        added += code.slice(this.lineDone);
+        this.lineDone = code.length;
+      }
+      this.live.data = '';
+    } else {
+      // Shown as it is for now; a one-shot render of this much text could also close the fence here.
+      this.live.data = closes ? '' : this.stripIndent(rest);
+    }
+    this.addCode(added);
+    if (complete) {
+      this.finish();
+      return tail.length;
+    }
+    this.highlight(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS, false);
+    return 'open';
+  }
+
+  /** Strips the opening fence's indentation from a code line, as markdown-it does (tabs to columns). */
+  private stripIndent(line: string): string {
+    if (this.indent === 0) {
+      return line;
+    }
+    let column = 0;
+    let i = 0;
+    for (; i < line.length && column < this.indent; i++) {
+      const code = line.charCodeAt(i);
+      if (code === 0x20) {
+        column++;
+      } else if (code === 0x09) {
+        column += 4 - (column % 4);
+      } else {
+        break;
+      }
+    }
+    return column > this.indent ? ' '.repeat(column - this.indent) + line.slice(i) : line.slice(i);
+  }
+
+  private addCode(text: string): void {
+    if (text === '') {
+      return;
+    }
+    const node = document.createTextNode(text);
+    this.code.insertBefore(node, this.live);
+    this.plain.push(node);
+    if (this.language !== '' && this.backlogAt < HIGHLIGHT_LIMIT) {
+      this.backlog += text;
+    }
+  }
+
+  /** Highlights decided pieces of the backlog until `deadline`; `complete` also does the last one. */
+  private highlight(deadline: number, complete: boolean): void {
+    if (!complete && this.backlog.length === this.stalledAt) {
+      return;
+    }
+    let start = 0;
+    let stalled = false;
+    while (this.backlog.length > start && this.backlogAt + start < HIGHLIGHT_LIMIT && performance.now() < deadline) {
+      const piece = codePiece(this.backlog, start, this.backlogAt, this.language, complete);
+      if (piece === undefined) {
+        stalled = true;
+        break;
+      }
+      this.replacePlain(piece.end - start, piece.html);
+      start = piece.end;
+    }
+    this.backlog = this.backlog.slice(start);
+    this.stalledAt = stalled ? this.backlog.length : -1;
+    this.backlogAt += start;
+    if (this.backlogAt >= HIGHLIGHT_LIMIT) {
+      this.backlog = '';
+    }
+  }
+
+  /** Replaces the first `length` code units of plain text with highlighted markup. */
+  private replacePlain(length: number, html: string): void {
+    let left = length;
+    while (left > 0 && this.plain.length > 0) {
+      const node = this.plain[0];
+      if (node.length <= left) {
+        left -= node.length;
+        node.remove();
+        this.plain.shift();
+      } else {
+        this.plain[0] = node.splitText(left);
+        node.remove();
+        left = 0;
+      }
+    }
+    this.code.insertBefore(sanitizeChildren(html, 'code'), this.plain[0] ?? this.live);
+  }
+
+  private finish(): void {
+    this.highlight(Number.POSITIVE_INFINITY, true);
+    this.live.remove();
+  }
+}
+
+/**
+ * A paragraph. Lines are checked once the next line is complete (a table header needs the line
+ * after it); the inline text is frozen in pieces that end before a word and leave nothing open
+ * that later text could close, so the pieces render alone as they do in the whole paragraph.
+ */
+export class ParagraphStream implements BlockStream {
+  readonly nodes: ChildNode[];
+  readonly pending = false;
+  private readonly paragraph: HTMLElement;
+  /** Tail offset of the paragraph's first non-space. */
+  private readonly start: number;
+  /** Tail offset where the frozen inline text ends. */
+  private frozenEnd: number;
+  /** Tail offset of the first line not yet known to continue the paragraph. */
+  private checkFrom = 0;
+  /** The complete text already checked (tail offset after its last line break). */
+  private checkedTo = 0;
+  private liveNodes: ChildNode[] = [];
+  /** The unfinished text is rendered again once it is this long (see LIVE_LIMIT). */
+  private nextLiveAt = 0;
+  /** A freeze failed on this much unfinished text: try again when it has doubled. */
+  private failedAt = 0;
+  private plain: Text | undefined;
+
+  constructor(
+    container: Node,
+    tail: string,
+    private readonly host: StreamHost,
+  ) {
+    this.start = tail.length - tail.trimStart().length;
+    this.frozenEnd = this.start;
+    const { nodes, fragment } = blockNodes('<p></p>\n');
+    this.nodes = nodes;
+    this.paragraph = fragment.firstChild as HTMLElement;
+    container.appendChild(fragment);
+  }
+
+  advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
+    const completeTo = tail.lastIndexOf('\n') + 1;
+    if (completeTo > this.checkedTo) {
+      const end = this.checkLines(tail, completeTo);
+      if (end !== undefined) {
+        return this.close(tail, end);
+      }
+    }
+    if (complete) {
+      return this.close(tail, tail.length);
+    }
+    const firstLineEnd = tail.indexOf('\n');
+    const limit = Math.max(this.checkFrom, firstLineEnd < 0 ? tail.length : firstLineEnd + 1);
+    this.freeze(tail, limit);
+    this.renderLive(tail, tail.length, false);
+    return 'open';
+  }
+
+  /** Checks the lines between `checkFrom` and `completeTo`; returns where the paragraph ended, if it did. */
+  private checkLines(tail: string, completeTo: number): number | undefined | 'abandon' {
+    // After "x", a line is parsed as a continuation, as it is here.
+    const window = 'x\n' + tail.slice(this.checkFrom, completeTo);
+    const tokens = parseMarkdown(window, {});
+    const first = tokens[0];
+    const { starts, complete } = lines(window);
+    if (first?.type !== 'paragraph_open' || first.map === null) {
+      return 'abandon';
+    }
+    const end = first.map[1];
+    this.checkedTo = completeTo;
+    if (end < complete) {
+      return this.checkFrom + starts[end] - 2;
+    }
+    // Every line but the last complete one is known to continue the paragraph.
+    this.checkFrom += starts[complete - 1] - 2;
+    return undefined;
+  }
+
+  /** Freezes the inline text before the last word that starts at or before `limit`, if it leaves nothing open. */
+  private freeze(tail: string, limit: number): void {
+    let split = Math.min(limit, tail.length - 1);
+    const floor = Math.max(this.frozenEnd, split - WORD_SCAN);
+    while (split > floor && !(isSpace(tail.charCodeAt(split - 1)) && !isSpace(tail.charCodeAt(split)))) {
+      split--;
+    }
+    const pending = tail.length - this.frozenEnd;
+    if (split <= floor || (pending > LIVE_LIMIT && pending < 2 * this.failedAt)) {
+      return;
+    }
+    const source = tail.slice(this.frozenEnd, split);
+    const piece = renderInlinePiece(source, this.host.references());
+    if (piece.open) {
+      this.failedAt = pending;
+      return;
+    }
+    this.failedAt = 0;
+    this.frozenEnd = split;
+    const before = this.liveNodes[0] ?? this.plain ?? null;
+    const placed = insert(this.paragraph, sanitizeChildren(piece.html, 'p'), before);
+    this.host.register({
+      parent: this.paragraph,
+      ...placed,
+      source: source.includes(']') ? source : undefined,
+      render: (text, references) => sanitizeChildren(renderInlinePiece(text, references).html, 'p'),
+      owner: this,
+    });
+    if (this.plain !== undefined) {
+      this.plain.remove();
+      this.plain = undefined;
+      this.nextLiveAt = 0;
+    }
+  }
+
+  /** Shows the text after the frozen pieces: rendered, or as plain text while it is long and cannot be frozen. */
+  private renderLive(tail: string, end: number, final: boolean): void {
+    const text = tail.slice(this.frozenEnd, end).trimEnd();
+    if (!final && text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
+      if (this.plain !== undefined && text.length > this.plain.length) {
+        this.plain.appendData(text.slice(this.plain.length));
+      }
+      return;
+    }
+    removeAll(this.liveNodes);
+    this.plain?.remove();
+    this.plain = undefined;
+    if (!final && text.length > LIVE_LIMIT) {
+      // Too long to render every frame: plain text until it can be frozen or the paragraph ends.
+      this.nextLiveAt = Number.POSITIVE_INFINITY;
+      this.plain = document.createTextNode(text);
+      this.liveNodes = [];
+      this.paragraph.append(this.plain);
+      return;
+    }
+    const fragment = sanitizeChildren(renderInlinePiece(text, this.host.references()).html, 'p');
+    this.liveNodes = Array.from(fragment.childNodes);
+    this.paragraph.append(fragment);
+  }
+
+  private close(tail: string, end: number | 'abandon'): StreamResult {
+    if (end === 'abandon' || end < this.frozenEnd || end <= this.start) {
+      return 'abandon';
+    }
+    this.renderLive(tail, end, true);
+    return end;
+  }
+}
+
+/** The container blocks a {@link ContainerStream} handles, by the token that opens them. */
+const CONTAINERS: Readonly<Record<string, { readonly parent: PieceParent; readonly child: string; readonly level: number }>> = {
+  bullet_list_open: { parent: 'ul', child: 'list_item_open', level: 1 },
+  ordered_list_open: { parent: 'ul', child: 'list_item_open', level: 1 },
+  blockquote_open: { parent: 'blockquote', child: '', level: 1 },
+  table_open: { parent: 'tbody', child: 'tr_open', level: 2 },
+};
+
+/** Markdown-it's cap on the empty cells it adds to short table rows (a row past it ends the table). */
+const TABLE_CELL_CAP = 65536;
+
+/** Shows or hides the paragraphs of a list's items (`level`: the items' blocks), as markdown-it does for tight lists. */
+function setTightness(tokens: MdToken[], level: number, close: number, tight: boolean): void {
+  for (let i = 1; i < close; i++) {
+    if (tokens[i].level === level && (tokens[i].type === 'paragraph_open' || tokens[i].type === 'paragraph_close')) {
+      tokens[i].hidden = tight;
+    }
+  }
+}
+
+function closeOf(tokens: readonly MdToken[], open: number): number {
+  const level = tokens[open].level;
+  for (let i = open + 1; i < tokens.length; i++) {
+    if (tokens[i].level === level && tokens[i].nesting === -1) {
+      return i;
+    }
+  }
+  return tokens.length;
+}
+
+/**
+ * A list, a table or a block quote. Its open part (from the first unfinished item, row or inner
+ * block) is parsed alone each frame, which renders the same as in place: a list item is final once
+ * the next item starts, a table row once its line is complete, a quoted block once another starts
+ * after a blank quoted line. Finished children are rendered once into the container element.
+ */
+export class ContainerStream implements BlockStream {
+  readonly nodes: ChildNode[];
+  readonly pending = false;
+  private readonly element: Element;
+  private readonly open: string;
+  private readonly shape: (typeof CONTAINERS)[string];
+  /** For tables: the header and delimiter rows every parse needs in front. */
+  private readonly prefix: string;
+  /** Tail offset of the first unfinished child. */
+  private anchor: number;
+  private liveNodes: ChildNode[] = [];
+  private nextParseAt = 0;
+  /** Lists: loose once any part of the list says so (then every item has paragraphs). */
+  private loose = false;
+  /** Lists: the frozen items' text, to render them again if the list turns loose. */
+  private readonly items: Array<{ source: string; chunk: FrozenChunk }> = [];
+  /** Tables: empty cells added to short rows so far. */
+  private cellsAdded = 0;
+  private columns = 0;
+
+  private constructor(container: Node, tail: string, tokens: readonly MdToken[], private readonly host: StreamHost) {
+    this.open = tokens[0].type;
+    this.shape = CONTAINERS[this.open];
+    const close = closeOf(tokens, 0);
+    let html: string;
+    if (this.open === 'table_open') {
+      const { starts } = lines(tail);
+      this.prefix = tail.slice(0, starts[2]);
+      this.anchor = starts[2];
+      const tbody = tokens.findIndex((token) => token.type === 'tbody_open');
+      this.columns = tokens.filter((token, i) => i < tbody && token.type === 'th_open').length;
+      const env: RenderEnv = { references: host.references() };
+      // Rendered apart so that the open tags end their line as they do before content.
+      html = renderTokens(tokens.slice(0, tbody + 1), env) + renderTokens([tokens[closeOf(tokens, tbody)], tokens[close]], env);
+    } else {
+      this.prefix = '';
+      this.anchor = 0;
+      html = renderTokens([tokens[0]], {}) + renderTokens([tokens[close]], {});
+    }
+    const { nodes, fragment } = blockNodes(html);
+    this.nodes = nodes;
+    const element = this.shape.parent === 'ul' ? fragment.firstElementChild : fragment.querySelector(this.shape.parent);
+    this.element = element ?? document.createElement('div');
+    container.appendChild(fragment);
+  }
+
+  /** A stream for the container block that opens `tokens`, if it is one this class handles. */
+  static create(container: Node, tail: string, tokens: readonly MdToken[], host: StreamHost): ContainerStream | undefined {
+    const open = tokens[0]?.type;
+    if (open === undefined || !(open in CONTAINERS) || (open === 'table_open' && !tokens.some((token) => token.type === 'tbody_open'))) {
+      return undefined;
+    }
+    return new ContainerStream(container, tail, tokens, host);
+  }
+
+  advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
+    const pending = tail.length - this.anchor;
+    if (!complete && pending > LIVE_LIMIT && pending < this.nextParseAt) {
+      return 'open';
+    }
+    this.nextParseAt = pending > LIVE_LIMIT ? pending * 1.5 : 0;
+    const window = this.prefix + tail.slice(this.anchor);
+    const env: RenderEnv = { references: { ...this.host.frozenReferences() } };
+    const tokens = parseMarkdown(window, env);
+    this.host.seeReferences(env.references ?? {});
+    const first = tokens[0];
+    if (first?.type !== this.open || first.map === null || first.map[0] !== 0) {
+      return 'abandon';
+    }
+    const close = closeOf(tokens, 0);
+    const tbody = tokens.findIndex((token) => token.type === 'tbody_open');
+    const childrenEnd = this.open === 'table_open' ? (tbody < 0 ? close : closeOf(tokens, tbody)) : close;
+    const { starts, complete: completeLines } = lines(window);
+    const end = first.map[1];
+    // The block ended before line `end` for good once that line is complete, or starts with a letter.
+    const ended = complete || end < completeLines || (end < starts.length && LINE_START_SAFE.test(window.slice(starts[end], starts[end] + 8)));
+    const from = this.open !== 'table_open' ? 1 : tbody < 0 ? childrenEnd : tbody + 1;
+    const children = this.children(tokens, from, childrenEnd);
+    const frozen = ended ? children.length : this.finished(tokens, children, window, starts, completeLines);
+    if (this.open === 'table_open' && !this.countCells(tokens, children, frozen)) {
+      return 'abandon';
+    }
+    if (this.isList()) {
+      this.settleTightness(tokens, children, close, frozen, window, starts);
+    }
+    removeAll(this.liveNodes);
+    this.liveNodes = [];
+    if (children.length > 0 && frozen > 0) {
+      const from = starts[tokens[children[0]].map?.[0] ?? 0];
+      const until = frozen < children.length ? starts[tokens[children[frozen]].map?.[0] ?? 0] : end < starts.length ? starts[end] : window.length;
+      this.freeze(renderTokens(tokens.slice(children[0], frozen < children.length ? children[frozen] : childrenEnd), env), window.slice(from, until));
+      this.anchor += until - this.prefix.length;
+    } else if (ended) {
+      this.anchor += (end < starts.length ? starts[end] : window.length) - this.prefix.length;
+    }
+    if (ended) {
+      return Math.min(this.anchor, tail.length);
+    }
+    if (frozen < children.length) {
+      const fragment = sanitizeChildren(renderTokens(tokens.slice(children[frozen], childrenEnd), env), this.shape.parent);
+      this.liveNodes = Array.from(fragment.childNodes);
+      this.element.append(fragment);
+    }
+    return 'open';
+  }
+
+  private isList(): boolean {
+    return this.open === 'bullet_list_open' || this.open === 'ordered_list_open';
+  }
+
+  /** Indices of the block's direct children's opening tokens. */
+  private children(tokens: readonly MdToken[], from: number, to: number): number[] {
+    const result: number[] = [];
+    for (let i = from; i < to; i++) {
+      const token = tokens[i];
+      if (token.level !== this.shape.level || token.nesting === -1) {
+        continue;
+      }
+      if (this.shape.child === '' ? token.map !== null : token.type === this.shape.child) {
+        result.push(i);
+      }
+    }
+    return result;
+  }
+
+  /** How many children (from the first) are final. */
+  private finished(tokens: readonly MdToken[], children: readonly number[], window: string, starts: readonly number[], completeLines: number): number {
+    if (this.open === 'table_open') {
+      let rows = 0;
+      while (rows < children.length && (tokens[children[rows]].map?.[0] ?? completeLines) < completeLines) {
+        rows++;
+      }
+      return rows;
+    }
+    for (let i = children.length - 1; i > 0; i--) {
+      const line = tokens[children[i]].map?.[0] ?? completeLines;
+      if (line >= completeLines) {
+        continue;
+      }
+      if (this.open === 'blockquote_open') {
+        const previous = window.slice(starts[line - 1], starts[line] - 1);
+        if (!/^ {0,3}>[ \t]*$/.test(previous)) {
+          continue;
+        }
+      }
+      return i;
+    }
+    return 0;
+  }
+
+  /** Tables: counts the empty cells markdown-it adds to short rows; false once the cap could matter. */
+  private countCells(tokens: readonly MdToken[], children: readonly number[], frozen: number): boolean {
+    for (let i = 0; i < frozen; i++) {
+      let cells = 0;
+      for (let j = children[i] + 1; j < tokens.length && tokens[j].type !== 'tr_close'; j++) {
+        if (tokens[j].type === 'td_open' && tokens[j + 1]?.content !== '') {
+          cells++;
+        }
+      }
+      this.cellsAdded += Math.max(0, this.columns - cells);
+    }
+    return this.cellsAdded < TABLE_CELL_CAP / 2;
+  }
+
+  /**
+   * Lists: a list is loose if any item is; markdown-it only sees the items parsed together, so
+   * the looseness of frozen items is carried, and every parse is rendered with the whole list's.
+   * If the list turns loose, the frozen items are rendered again (once).
+   */
+  private settleTightness(tokens: MdToken[], children: readonly number[], close: number, frozen: number, window: string, starts: readonly number[]): void {
+    const level = tokens[0].level + 2;
+    let loose = this.loose;
+    for (let i = 1; i < close && !loose; i++) {
+      loose = tokens[i].level === level && tokens[i].type === 'paragraph_open' && !tokens[i].hidden;
+    }
+    for (let i = 0; i < frozen && !loose; i++) {
+      loose = this.itemIsLoose(tokens, children[i], i + 1 < children.length ? children[i + 1] : close, window, starts);
+    }
+    setTightness(tokens, level, close, !loose);
+    if (loose && !this.loose) {
+      this.loose = true;
+      for (const item of this.items) {
+        this.replaceChunk(item.chunk, this.renderItems(item.source, this.host.references()));
+      }
+    }
+  }
+
+  /** markdown-it's rule: a blank line between two of an item's blocks, or at the end of an item that has a next one. */
+  private itemIsLoose(tokens: readonly MdToken[], open: number, next: number, window: string, starts: readonly number[]): boolean {
+    const blank = (line: number): boolean => BLANK.test(window.slice(starts[line], (starts[line + 1] ?? window.length + 1) - 1));
+    const blocks: Array<[number, number]> = [];
+    for (let i = open + 1; i < next; i++) {
+      const map = tokens[i].map;
+      if (tokens[i].level === tokens[open].level + 1 && tokens[i].nesting !== -1 && map !== null) {
+        blocks.push([map[0], map[1]]);
+      }
+    }
+    for (let i = 0; i + 1 < blocks.length; i++) {
+      if (blocks[i + 1][0] > blocks[i][1] || blank(blocks[i][1] - 1)) {
+        return true;
+      }
+    }
+    const item = tokens[open].map;
+    const nextStart = tokens[next]?.type === 'list_item_open' ? tokens[next].map?.[0] : undefined;
+    return item !== null && nextStart !== undefined && nextStart - item[0] > 1 && blank(nextStart - 1);
+  }
+
+  private renderItems(source: string, references: References): DocumentFragment {
+    const env: RenderEnv = { references };
+    const tokens = parseMarkdown(source, env);
+    const close = closeOf(tokens, 0);
+    setTightness(tokens, 2, close, !this.loose);
+    return sanitizeChildren(renderTokens(tokens.slice(1, close), env), this.shape.parent);
+  }
+
+  private replaceChunk(chunk: FrozenChunk, fragment: DocumentFragment): void {
+    let node = chunk.first;
+    for (let n = 0; node !== null && n < chunk.count - 1; n++) {
+      node = node.nextSibling;
+    }
+    const before = node?.nextSibling ?? null;
+    for (let n = 0, current = chunk.first; current !== null && n < chunk.count; n++) {
+      const following = current.nextSibling;
+      current.remove();
+      current = following;
+    }
+    Object.assign(chunk, insert(chunk.parent, fragment, before));
+  }
+
+  private freeze(html: string, source: string): void {
+    const placed = insert(this.element, sanitizeChildren(html, this.shape.parent), null);
+    const text = this.prefix + source;
+    const chunk: FrozenChunk = {
+      parent: this.element,
+      ...placed,
+      source: source.includes(']') ? text : undefined,
+      render: (whole, references) => this.renderChildren(whole, references),
+      owner: this,
+    };
+    this.host.register(chunk);
+    if (this.isList()) {
+      this.items.push({ source: text, chunk });
+    }
+    if (source.includes(']:')) {
+      this.host.learnReferences(text);
+    }
+  }
+
+  private renderChildren(source: string, references: References): DocumentFragment {
+    if (this.isList()) {
+      return this.renderItems(source, references);
+    }
+    const env: RenderEnv = { references };
+    const tokens = parseMarkdown(source, env);
+    const close = closeOf(tokens, 0);
+    const from = this.open === 'table_open' ? tokens.findIndex((token) => token.type === 'tbody_open') + 1 : 1;
+    const to = this.open === 'table_open' ? closeOf(tokens, from - 1) : close;
+    return sanitizeChildren(renderTokens(tokens.slice(from, to), env), this.shape.parent);
+  }
+}

@@ -1,0 +1,186 @@
+import * as assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { bundle, launchBrowser, LoopbackServer, seededRandom, webviewPage, type RendererGlobal } from './harness';
+import { longShapes } from './shapes';
+
+interface ProbeGlobal extends RendererGlobal {
+  work: { parsed: number; highlighted: number; sanitized: number };
+}
+
+interface Mismatch {
+  readonly at: number;
+  readonly firstDifference: number;
+  readonly got: string;
+  readonly expected: string;
+}
+
+/**
+ * Streams `text` in the given pieces with a synchronous frame after each; after the last one,
+ * finishes (or flushes) and compares with the one-shot render. Returns the mismatches.
+ */
+function streamAndCompare(page: Page, text: string, plans: ReadonlyArray<readonly number[]>): Promise<Mismatch[]> {
+  return page.evaluate(
+    ({ text, plans }) => {
+      const expected = window.AQ.renderMarkdownOnce(text);
+      const bad: Mismatch[] = [];
+      for (const pieces of plans) {
+        const out = document.createElement('div');
+        const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+        let at = 0;
+        for (const size of pieces) {
+          renderer.append(text.slice(at, at + size));
+          at += size;
+        }
+        renderer.append(text.slice(at));
+        renderer.finish();
+        const got = out.innerHTML;
+        if (got !== expected) {
+          let i = 0;
+          while (i < got.length && got[i] === expected[i]) {
+            i++;
+          }
+          bad.push({ at: pieces[0] ?? 0, firstDifference: i, got: got.slice(Math.max(0, i - 200), i + 200), expected: expected.slice(Math.max(0, i - 200), i + 200) });
+          break;
+        }
+      }
+      return bad;
+    },
+    { text, plans: plans.map((plan) => [...plan]) },
+  );
+}
+
+/** Offsets where a split is most likely to go wrong: around line breaks and markers near `centre`. */
+function awkwardSplits(text: string, centre: number, span: number): number[] {
+  const splits = new Set<number>();
+  for (let i = Math.max(1, centre - span); i < Math.min(text.length, centre + span); i++) {
+    if (/[\n`~|>*[\]\-_ ]/.test(text[i - 1] + text[i]) || (text.charCodeAt(i) >= 0xdc00 && text.charCodeAt(i) <= 0xdfff)) {
+      splits.add(i);
+    }
+  }
+  return [...splits];
+}
+
+describe('renderer streams long blocks in Chromium', function () {
+  this.timeout(600_000);
+  let server: LoopbackServer;
+  let browser: Browser;
+  let page: Page;
+  const shapes = longShapes(24 * 1024);
+
+  before(async () => {
+    server = await LoopbackServer.start();
+    server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
+    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'] }));
+    browser = await launchBrowser();
+    page = await browser.newPage();
+    await page.goto(`${server.origin}/`);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  describe('the final DOM equals a one-shot render', () => {
+    for (const [name, text] of Object.entries(shapes)) {
+      it(`${name}: in random chunks (3 seeds) and all at once`, async () => {
+        const plans: number[][] = [[text.length]];
+        for (const seed of [1, 2, 3]) {
+          const random = seededRandom(seed);
+          const pieces: number[] = [];
+          for (let total = 0; total < text.length; ) {
+            const size = 1 + Math.floor(random() * (random() < 0.1 ? 6000 : 300));
+            pieces.push(size);
+            total += size;
+          }
+          plans.push(pieces);
+        }
+        assert.deepEqual(await streamAndCompare(page, text, plans), []);
+      });
+
+      it(`${name}: split where the stream starts, in the middle and near the end, then in 997-unit chunks`, async () => {
+        const splits = [...awkwardSplits(text, 8 * 1024, 24), ...awkwardSplits(text, text.length >> 1, 12), ...awkwardSplits(text, text.length - 40, 40)];
+        const plans = splits.map((split) => [split, ...Array.from({ length: Math.ceil((text.length - split) / 997) }, () => 997)]);
+        assert.deepEqual(await streamAndCompare(page, text, plans), []);
+      });
+    }
+
+    it('CR LF and lone CR line breaks split across appends', async () => {
+      const text = shapes.fence.replace(/\n/g, (_, i: number) => (i % 3 === 0 ? '\r\n' : i % 3 === 1 ? '\r' : '\n'));
+      const plans = awkwardSplits(text, 9000, 30).map((split) => [split, 1, 1, 2, 500]);
+      assert.deepEqual(await streamAndCompare(page, text, plans), []);
+    });
+  });
+
+  describe('the work per append does not grow with the open block', () => {
+    const appended = 2048;
+    /** Each case: the block's opening, then lines made from the templates in turn (`{i}`: the line number). */
+    const cases: Record<string, { start: string; lines: string[] }> = {
+      'fenced code block': { start: '```typescript\n', lines: ["  const value{i}: number = await compute({i}, 'text'); // step {i}\n"] },
+      list: { start: '', lines: ['- item {i} with **bold** and `code` words\n'] },
+      table: { start: '| a | b | c |\n|---|:-:|--:|\n', lines: ['| {i} | **x** | `y` {i} |\n'] },
+      'block quote': { start: '', lines: ['> quoted line {i} with *emphasis*\n', '> more {i}\n', '> and {i}\n', '>\n'] },
+      'paragraph without line breaks': { start: 'Start', lines: [' word{i} **b** [l](https://example.com/{i}).'] },
+    };
+    for (const [name, shape] of Object.entries(cases)) {
+      it(`${name}: characters parsed, highlighted and sanitised for ${appended} new ones at 64 KiB, 256 KiB and 1 MiB`, async () => {
+        const work = await page.evaluate(
+          ({ start, lines, sizes, appended }) => {
+            const line = (i: number): string => lines[i % lines.length].replaceAll('{i}', String(i));
+            const aq = window.AQ as ProbeGlobal;
+            const out = document.createElement('div');
+            const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+            let i = 0;
+            let size = 0;
+            const next = (bytes: number): string => {
+              let text = '';
+              while (text.length < bytes) {
+                text += line(i++);
+              }
+              return text;
+            };
+            renderer.append(start);
+            const results: Array<{ size: number; parsed: number; highlighted: number; sanitized: number }> = [];
+            for (const target of sizes) {
+              while (size < target) {
+                const text = next(16 * 1024);
+                size += text.length;
+                renderer.append(text);
+              }
+              renderer.flush?.();
+              aq.work.parsed = aq.work.highlighted = aq.work.sanitized = 0;
+              for (let n = 0; n < 4; n++) {
+                renderer.append(next(appended));
+              }
+              results.push({ size, parsed: aq.work.parsed / 4, highlighted: aq.work.highlighted / 4, sanitized: aq.work.sanitized / 4 });
+            }
+            return results;
+          },
+          { start: shape.start, lines: shape.lines, sizes: [64 * 1024, 256 * 1024, 1024 * 1024], appended },
+        );
+        for (const stage of ['parsed', 'highlighted', 'sanitized'] as const) {
+          const [small, , large] = work.map((w) => w[stage]);
+          assert.ok(large <= small * 1.5 + appended, `${stage}: ${JSON.stringify(work)}`);
+          assert.ok(large <= 16 * appended, `${stage} per append is bounded: ${JSON.stringify(work)}`);
+        }
+      });
+    }
+  });
+
+  it('highlighting is capped per block: past the cap, code is plain text', async () => {
+    const result = await page.evaluate(() => {
+      const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');
+      const out = document.createElement('div');
+      out.innerHTML = window.AQ.renderMarkdownOnce('```javascript\n' + code + '\n```\n');
+      const spans = [...out.querySelectorAll('code span')];
+      const last = spans[spans.length - 1];
+      const text = out.querySelector('code')?.textContent ?? '';
+      const before = document.createRange();
+      before.setStart(out.querySelector('code') as Node, 0);
+      before.setEndAfter(last);
+      return { highlightedUpTo: before.toString().length, length: text.length, same: text === code + '\n' };
+    });
+    assert.ok(result.same);
+    assert.ok(result.highlightedUpTo > 100_000 && result.highlightedUpTo < 160_000, JSON.stringify(result));
+  });
+});
