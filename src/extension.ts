@@ -5,12 +5,15 @@ import { registerStatusBar } from './applications/statusBar';
 import { ChatHistory } from './chat/chatHistory';
 import { registerChatView } from './chat/chatView';
 import { registerApplicationCommands } from './commands/applicationCommands';
+import { registerDiagnoseCommand } from './commands/diagnoseCommand';
 import { registerGetCommand } from './commands/getCommand';
 import { registerKeyCommands } from './commands/keyCommands';
 import { registerLanguageModelFeatures } from './lm';
 import { registerQueryCommands } from './commands/queryCommands';
 import { registerSettingsProblems } from './config/problems';
 import { Settings } from './config/settings';
+import { HistoryStore } from './core/history';
+import { historyStorage, registerHistory } from './history';
 import { Log } from './log/log';
 import { FailureNotifier } from './notifications/failures';
 import { AnswerChannel } from './output/outputChannelSink';
@@ -27,6 +30,7 @@ export interface ExtensionParts {
   readonly registry: QueryRegistry;
   readonly runner: QueryRunner;
   readonly channel: AnswerChannel;
+  readonly history: HistoryStore;
 }
 
 /** VS Code calls this once; everything it builds is disposed through `context.subscriptions`. */
@@ -52,11 +56,14 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerKeyCommands(context, { settings, keys, current, log });
   registerApplicationCommands(context, settings, current);
   registerGetCommand(context, { settings, keys, current, log });
+  registerDiagnoseCommand(context, { settings, keys, current, log });
   registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState) });
+  const history = new HistoryStore(historyStorage(context));
+  registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels });
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
-  return { settings, keys, log, registry, runner, channel };
+  return { settings, keys, log, registry, runner, channel, history };
 }
 
 /** Nothing to do: every part is disposed through `context.subscriptions`. */

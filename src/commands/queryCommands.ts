@@ -1,25 +1,15 @@
 import * as vscode from 'vscode';
 import type { CurrentApplication } from '../config/currentApplication';
-import type { Settings } from '../config/settings';
 import type { AnswerChannel } from '../output/outputChannelSink';
 import type { AnswerPanels } from '../panel/answerPanel';
 import type { QueryContext, QueryInput } from '../core/prepare';
-import type { FailureNotifier } from '../notifications/failures';
-import { ProgressSink } from '../notifications/progress';
-import type { QueryRegistry } from '../query/registry';
-import type { QueryRunner } from '../query/runner';
-import type { QuerySink } from '../query/types';
-import { applicationLabel } from '../core/applications';
 import { Commands } from '../workbench/commandIds';
 import { documentFor, fileContext, selectionContext, userEditor } from '../workbench/editorContext';
+import { runCommandQuery, type CommandQueryDeps } from '../query/commandQuery';
 
 /** What the query commands need. */
-export interface QueryCommandDeps {
-  readonly settings: Settings;
+export interface QueryCommandDeps extends CommandQueryDeps {
   readonly current: CurrentApplication;
-  readonly runner: QueryRunner;
-  readonly notifier: FailureNotifier;
-  readonly registry: QueryRegistry;
   readonly panels: AnswerPanels;
   readonly channel: AnswerChannel;
 }
@@ -29,11 +19,7 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
   const launch = (input: QueryInput): void => {
     const retry = (): void => launch(input);
     const answer = deps.settings.output() === 'outputChannel' ? deps.channel.sink() : deps.panels.sink(input.applicationId, retry);
-    const sinks: QuerySink[] = [answer, new ProgressSink(deps.registry)];
-    void deps.runner.run(input, sinks, { surface: 'command' }).then((outcome) => {
-      const app = deps.settings.resolve(input.applicationId);
-      deps.notifier.report(outcome, { applicationId: input.applicationId, applicationLabel: app ? applicationLabel(app) : input.applicationId, retry });
-    });
+    runCommandQuery(deps, input, answer, { surface: 'command' }, retry);
   };
 
   const ask = async (title: string, contextLabel: string | undefined, required: boolean): Promise<string | undefined> => {

@@ -34,9 +34,10 @@ export class CurrentApplication implements vscode.Disposable {
 
   /**
    * Lets the user pick an application (the current one first). With `always` false and only one
-   * application configured, picks it without asking. Returns undefined if cancelled or none exist.
+   * application configured, picks it without asking. With `remember` false the choice does not
+   * become the current application. Returns undefined if cancelled or none exist.
    */
-  async pick(options: { title: string; always: boolean }): Promise<ApplicationConfig | undefined> {
+  async pick(options: { title: string; always: boolean; remember?: boolean }): Promise<ApplicationConfig | undefined> {
     const apps = this.settings.applications().applications;
     if (apps.length === 0) {
       const choice = await vscode.window.showInformationMessage(
@@ -48,8 +49,9 @@ export class CurrentApplication implements vscode.Disposable {
       }
       return undefined;
     }
+    const remember = options.remember !== false;
     if (apps.length === 1 && !options.always) {
-      await this.set(apps[0].id);
+      if (remember) await this.set(apps[0].id);
       return apps[0];
     }
     const current = this.id;
@@ -66,7 +68,7 @@ export class CurrentApplication implements vscode.Disposable {
     if (!picked) {
       return undefined;
     }
-    await this.set(picked.app.id);
+    if (remember) await this.set(picked.app.id);
     return picked.app;
   }
 

@@ -31,4 +31,6 @@ export interface QueryOutcome {
   readonly remedies: readonly Remedy[];
   /** For 429/503: how long the service asked us to wait, in ms. */
   readonly retryAfterMs?: number;
+  /** The History entry of this exchange, when a request was sent (the inspector opens it). */
+  readonly exchangeId?: string;
 }

@@ -23,6 +23,8 @@ export interface QueryInput {
   readonly context?: QueryContext;
   /** Prior turns as text, for `${history}`. */
   readonly history?: string;
+  /** A recorded request body (JSON text) to send again exactly as it was, instead of rendering the template (Replay). */
+  readonly recordedBody?: string;
 }
 
 /** What `prepare` reads from the settings, already parsed. */
@@ -86,18 +88,10 @@ export function prepare(input: QueryInput, config: PrepareConfig): PreparedReque
   let body: unknown;
   let bodyText: string;
   try {
-    body = renderTemplate(app.requestTemplate ?? config.defaultTemplate, {
-      input: composeInput(input.question, context),
-      question: input.question,
-      selection: context?.kind === 'selection' ? context.text : '',
-      file: context?.fileText ?? '',
-      fileName: context?.fileName ?? '',
-      languageId: context?.languageId ?? '',
-      history: input.history ?? '',
-    });
-    bodyText = JSON.stringify(body ?? {}) ?? '{}';
+    ({ body, bodyText } = input.recordedBody !== undefined ? parseRecorded(input.recordedBody) : render(app, input, config.defaultTemplate));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (input.recordedBody !== undefined) return refuse(`The recorded request body is not valid JSON (${reason}); it cannot be replayed.`, []);
     return refuse(`The request template of ${label} cannot be used: ${reason}`, ['checkApplications']);
   }
   const prepared: PreparedRequest = {
@@ -118,4 +112,24 @@ export function prepare(input: QueryInput, config: PrepareConfig): PreparedReque
     return { ...prepared, confirm: `${what} is large (${size}). Send it to ${label}?` };
   }
   return prepared;
+}
+
+/** The body from the application's template (or the default one); throws on a template it cannot use. */
+function render(app: ApplicationConfig, input: QueryInput, defaultTemplate: unknown): { body: unknown; bodyText: string } {
+  const context = input.context;
+  const body = renderTemplate(app.requestTemplate ?? defaultTemplate, {
+    input: composeInput(input.question, context),
+    question: input.question,
+    selection: context?.kind === 'selection' ? context.text : '',
+    file: context?.fileText ?? '',
+    fileName: context?.fileName ?? '',
+    languageId: context?.languageId ?? '',
+    history: input.history ?? '',
+  });
+  return { body, bodyText: JSON.stringify(body ?? {}) ?? '{}' };
+}
+
+/** A recorded body, sent again byte for byte; throws when it is not JSON. */
+function parseRecorded(bodyText: string): { body: unknown; bodyText: string } {
+  return { body: JSON.parse(bodyText) as unknown, bodyText };
 }

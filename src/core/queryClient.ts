@@ -13,6 +13,8 @@ export interface QueryRequest {
   readonly apiKey: string;
   /** The JSON body (usually a rendered request template). */
   readonly body: unknown;
+  /** The body's JSON text, when the caller has it already: sent exactly as given (a replay sends the recorded bytes). */
+  readonly bodyText?: string;
   /** Aborting it stops the request at any moment, keeping what arrived. */
   readonly signal?: AbortSignal;
   /** How long to wait for the response headers; 0 or absent: no limit. */
@@ -94,7 +96,7 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
   }
   let body: string;
   try {
-    body = JSON.stringify(req.body ?? {}) ?? '{}';
+    body = req.bodyText ?? JSON.stringify(req.body ?? {}) ?? '{}';
   } catch (error) {
     throw new QueryError('config', `The request body cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -9,8 +9,6 @@ export interface FailureContext {
   readonly applicationId: string;
   readonly applicationLabel: string;
   readonly retry?: () => void;
-  /** Opens the raw response of this exchange (the inspector), when there is one. */
-  readonly showRaw?: () => void;
 }
 
 /**
@@ -70,7 +68,7 @@ export class FailureNotifier {
         break;
       }
       case 'showRaw':
-        if (context.showRaw !== undefined) actions.set('Show Raw Response', context.showRaw);
+        if (outcome.exchangeId !== undefined) actions.set('Show Raw Response', run(Commands.showExchange, outcome.exchangeId));
         actions.set('Set responseField', run('workbench.action.openSettings', 'applicationQuery.applications'));
         break;
     }

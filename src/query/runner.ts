@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from '../core/errors';
+import { detectStreamShape } from '../core/formats';
+import { ExchangeRecorder, type Exchange as RecordedExchange } from '../core/history';
 import { formatBytes } from '../core/format';
 import type { QueryOutcome, Remedy } from '../core/outcome';
 import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../core/prepare';
-import { sendQuery } from '../core/queryClient';
+import { QUERY_ACCEPT, sendQuery } from '../core/queryClient';
 import type { Settings } from '../config/settings';
 import type { Log } from '../log/log';
 import { promptForApiKey } from '../secrets/keyPrompt';
@@ -22,30 +24,12 @@ export interface RunOptions {
   readonly queryId?: string;
   /** Ask for a missing key in a password box (default true); otherwise end with Set API Key…. */
   readonly promptForKey?: boolean;
+  /** The recorded exchange this run replays (the history links the two). */
+  readonly replayOf?: string;
 }
 
-/** What the runner records of every exchange, for the history (the key is never part of it). */
-export interface ExchangeRecord {
-  readonly queryId: string;
-  readonly surface: Surface;
-  readonly info: QueryInfo;
-  /** Undefined when the query was refused before a request could be built. */
-  readonly request?: PreparedRequest;
-  readonly response?: { readonly status: number; readonly statusText: string; readonly headers: readonly (readonly [string, string])[]; readonly format: string };
-  /** Milliseconds from the start to the response headers and to the first body text. */
-  readonly headersMs?: number;
-  readonly firstByteMs?: number;
-  /** The decoded wire text and the answer text, each up to {@link RECORD_CAP_CHARS}. */
-  readonly raw: string;
-  readonly text: string;
-  readonly outcome: QueryOutcome;
-}
-
-/** The most of the raw body and of the answer text an exchange record keeps. */
-export const RECORD_CAP_CHARS = 256 * 1024;
-
-/** Receives every finished exchange. */
-export type ExchangeListener = (record: ExchangeRecord) => void;
+/** Receives every exchange that sent a request, masked (the history). */
+export type ExchangeListener = (exchange: RecordedExchange) => void;
 
 /**
  * The one query pipeline: prepare (pure), then key, confirmation, request and stream, into the
@@ -93,7 +77,7 @@ export class QueryRunner {
     if (options.signal?.aborted === true) controller.abort();
     const unregister = this.registry.add(queryId, prepared.label, options.surface, controller);
     const fanout = new Fanout(sinks, this.log);
-    const exchange = new Exchange(startedAt);
+    const exchange = new Progress(startedAt);
     let outcome: QueryOutcome | undefined;
     try {
       fanout.start(info);
@@ -111,11 +95,13 @@ export class QueryRunner {
       unregister();
       fanout.end(outcome);
     }
-    this.record({ queryId, surface: options.surface, info, request: prepared.ok ? prepared : undefined, ...exchange.snapshot(), outcome });
-    return outcome;
+    const recorded = exchange.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined });
+    if (recorded === undefined) return outcome;
+    this.record(recorded);
+    return { ...outcome, exchangeId: recorded.id };
   }
 
-  private async send(prepared: PreparedRequest, fanout: Fanout, exchange: Exchange, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
+  private async send(prepared: PreparedRequest, fanout: Fanout, exchange: Progress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
     const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
     let apiKey = await this.keys.get(ref);
     if (apiKey === undefined) {
@@ -133,11 +119,23 @@ export class QueryRunner {
       if (choice !== 'Send') return exchange.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
     }
     if (controller.signal.aborted) throw new AbortedError();
+    exchange.recorder = new ExchangeRecorder({
+      applicationId: prepared.applicationId,
+      applicationLabel: prepared.label,
+      surface: options.surface,
+      method: 'POST',
+      url: prepared.url,
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}`, Accept: QUERY_ACCEPT },
+      body: prepared.bodyText,
+      secrets: [apiKey],
+      replayOf: options.replayOf,
+    });
     const response = await sendQuery({
       baseUrl: prepared.baseUrl,
       applicationId: prepared.applicationId,
       apiKey,
       body: prepared.body,
+      bodyText: prepared.bodyText,
       signal: controller.signal,
       headersTimeoutMs: this.settings.headersTimeoutMs(),
       idleTimeoutMs: this.settings.idleTimeoutMs(),
@@ -146,12 +144,14 @@ export class QueryRunner {
       onRaw: (text) => exchange.raw(text),
     });
     exchange.headers(response);
+    exchange.recorder.headers(response.status, response.statusText, response.headers, response.format);
     fanout.status(response.status);
     this.log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
     for await (const piece of response.text) {
       exchange.text(piece);
       fanout.append(piece);
     }
+    exchange.recorder.format(response.format, detectStreamShape(response.format, exchange.firstRaw));
     const warnings = [...response.warnings];
     const remedies: Remedy[] = [];
     if (response.noTextExtracted()) remedies.push('showRaw');
@@ -163,13 +163,15 @@ export class QueryRunner {
   }
 
   /** Turns whatever stopped the query into its outcome, and logs it. */
-  private failure(error: unknown, exchange: Exchange, url: string | undefined): QueryOutcome {
+  private failure(error: unknown, exchange: Progress, url: string | undefined): QueryOutcome {
     const status = exchange.status;
     const chars = exchange.textChars;
     let outcome: QueryOutcome;
     if (error instanceof AbortedError) {
       outcome = exchange.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(exchange.wireBytes)}.`, retryable: true, remedies: ['retry'] });
     } else if (error instanceof HttpStatusError) {
+      exchange.recorder?.headers(error.status, error.statusText, {});
+      if (error.bodyExcerpt !== '') exchange.recorder?.raw(error.bodyExcerpt);
       const keyProblem = error.status === 401 || error.status === 403;
       const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
       const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
@@ -196,7 +198,7 @@ export class QueryRunner {
     return outcome;
   }
 
-  private record(record: ExchangeRecord): void {
+  private record(record: RecordedExchange): void {
     for (const listener of this.listeners) {
       try {
         listener(record);
@@ -207,44 +209,39 @@ export class QueryRunner {
   }
 }
 
-/** What one exchange has seen so far: timings, status, wire bytes, text (capped copies for the record). */
-class Exchange {
+/** How much of the wire text is looked at to name the stream's shape. */
+const SHAPE_SAMPLE_CHARS = 4096;
+
+/** What one run has seen so far: status, wire bytes, text characters, and the recorder once a request goes out. */
+class Progress {
   status: number | undefined;
   wireBytes = 0;
   textChars = 0;
+  recorder: ExchangeRecorder | undefined;
+  /** The start of the wire text, to name the stream's shape in the history. */
+  firstRaw = '';
   private bytesReceived: (() => number) | undefined;
-  private headersMs: number | undefined;
-  private firstByteMs: number | undefined;
-  private response: ExchangeRecord['response'];
-  private rawText = '';
-  private answerText = '';
 
   constructor(private readonly startedAt: number) {}
 
-  headers(response: { status: number; statusText: string; format: string; headers?: Headers; bytesReceived: () => number }): void {
-    this.headersMs = Date.now() - this.startedAt;
+  headers(response: { status: number; bytesReceived: () => number }): void {
     this.status = response.status;
     this.bytesReceived = response.bytesReceived;
-    this.response = { status: response.status, statusText: response.statusText, headers: response.headers ? [...response.headers.entries()] : [], format: response.format };
   }
 
   raw(text: string): void {
-    this.firstByteMs ??= Date.now() - this.startedAt;
-    if (this.rawText.length < RECORD_CAP_CHARS) this.rawText += text.slice(0, RECORD_CAP_CHARS - this.rawText.length);
+    if (this.firstRaw.length < SHAPE_SAMPLE_CHARS) this.firstRaw += text.slice(0, SHAPE_SAMPLE_CHARS - this.firstRaw.length);
+    this.recorder?.raw(text);
   }
 
   text(piece: string): void {
     this.textChars += piece.length;
-    if (this.answerText.length < RECORD_CAP_CHARS) this.answerText += piece.slice(0, RECORD_CAP_CHARS - this.answerText.length);
+    this.recorder?.text(piece);
   }
 
   outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
     this.wireBytes = fields.wireBytes ?? this.bytesReceived?.() ?? this.wireBytes;
     return { ...fields, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
-  }
-
-  snapshot(): Pick<ExchangeRecord, 'response' | 'headersMs' | 'firstByteMs' | 'raw' | 'text'> {
-    return { response: this.response, headersMs: this.headersMs, firstByteMs: this.firstByteMs, raw: this.rawText, text: this.answerText };
   }
 }
 

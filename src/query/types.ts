@@ -1,7 +1,7 @@
 import type { QueryOutcome } from '../core/outcome';
 
-/** Where a query was started; the history shows it and the registry can stop one surface's queries. */
-export type Surface = 'command' | 'chat' | 'participant' | 'model' | 'tool' | 'replay' | 'test';
+/** Where a query was started (the core's vocabulary, shared with the history). */
+export type { Surface } from '../core/history';
 
 /** Static facts about a query, given to sinks when it starts. */
 export interface QueryInfo {

@@ -10,6 +10,12 @@ export const Commands = {
   stop: 'applicationQuery.stop',
   get: 'applicationQuery.get',
   manageChatModels: 'applicationQuery.manageChatModels',
+  showExchange: 'applicationQuery.showExchange',
+  replay: 'applicationQuery.replay',
+  replayWith: 'applicationQuery.replayWith',
+  copyAsCurl: 'applicationQuery.copyAsCurl',
+  clearHistory: 'applicationQuery.clearHistory',
+  diagnose: 'applicationQuery.diagnose',
 } as const;
 
 /** A command id of this extension. */

@@ -1,7 +1,9 @@
 import type * as vscode from 'vscode';
 import type { QueryOutcome } from '../../src/core/outcome';
 import type { QueryInput } from '../../src/core/prepare';
+import { HistoryStore, type Exchange } from '../../src/core/history';
 import { compose, type ExtensionParts } from '../../src/extension';
+import { historyStorage } from '../../src/history';
 import type { QuerySink } from '../../src/query/types';
 
 /**
@@ -19,19 +21,21 @@ export interface TestHooks {
    * does), or into nothing at all (a baseline for the benchmark: the pipeline without a sink).
    */
   runQueryInto(target: 'outputChannel' | 'nowhere', input: QueryInput): Promise<QueryOutcome>;
+  /** History as stored in the extension's global state (the JSON a reloaded window reads back). */
+  storedHistory(): { json: string; reloaded: readonly Exchange[] };
 }
 
 const NOWHERE: QuerySink = { start: () => undefined, status: () => undefined, append: () => undefined, end: () => undefined };
 
 /** The test build's `activate`: the product's composition, plus the hooks. */
 export function activate(context: vscode.ExtensionContext): TestHooks {
-  return testHooks(compose(context));
+  return testHooks(compose(context), context);
 }
 
 /** The product's `deactivate`. */
 export { deactivate } from '../../src/extension';
 
-function testHooks({ settings, keys, runner, channel }: ExtensionParts): TestHooks {
+function testHooks({ settings, keys, runner, channel }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
   const ref = (applicationId: string): { origin: string; applicationId: string } => {
     const base = settings.baseUrl();
     if (!base.ok) throw new Error(base.message);
@@ -45,9 +49,14 @@ function testHooks({ settings, keys, runner, channel }: ExtensionParts): TestHoo
       let text = '';
       const statuses: number[] = [];
       const sink: QuerySink = { start: () => undefined, status: (s) => void statuses.push(s), append: (t) => void (text += t), end: () => undefined };
-      const outcome = await runner.run(input, [sink], { surface: 'test', signal });
+      const outcome = await runner.run(input, [sink], { surface: 'command', signal });
       return { text, outcome, statuses };
     },
-    runQueryInto: (target, input) => runner.run(input, [target === 'outputChannel' ? channel.sink() : NOWHERE], { surface: 'test' }),
+    runQueryInto: (target, input) => runner.run(input, [target === 'outputChannel' ? channel.sink() : NOWHERE], { surface: 'command' }),
+    storedHistory: () => {
+      const storage = historyStorage(context);
+      // A new store over the same storage reads what a reloaded window would.
+      return { json: JSON.stringify(storage.get() ?? null), reloaded: new HistoryStore(storage).list() };
+    },
   };
 }

@@ -73,4 +73,15 @@ describe('prepare: the pure first step of every query', () => {
     assert.ok(small.ok);
     assert.equal(small.confirm, undefined, 'the default template does not use ${file}: nothing large is sent');
   });
+
+  it('replays a recorded body exactly as it was (no template), and refuses one that is not JSON', () => {
+    const recorded = '{"q":"as sent","n":1.5,"nested":{"x":"${file} stays"}}';
+    const ready = prepare({ applicationId: 'raw', question: 'ignored', recordedBody: recorded }, config());
+    assert.ok(ready.ok);
+    assert.equal(ready.bodyText, recorded);
+    assert.deepEqual(ready.body, JSON.parse(recorded));
+    const refused = prepare({ applicationId: 'raw', question: '', recordedBody: '{"cut' }, config());
+    assert.ok(!refused.ok);
+    assert.match(refused.message, /recorded request body is not valid JSON/);
+  });
 });
