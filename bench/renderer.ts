@@ -3,7 +3,7 @@
 import type { Page } from 'playwright-core';
 import type { BenchRow } from './core';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/browser/harness';
-
+import { runShapeBench } from './renderer-shapes';
 
 const TARGET_BYTES = 1024 * 1024;
 const CHUNK = 64;
@@ -263,6 +263,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
       naiveTotal += fit.a + fit.b * Math.min(text.length, (i + 1) * CHUNK * CHUNKS_PER_FRAME);
     }
     const ratio = naiveTotal / ours.result.totalMs;
+    const shapes = await runShapeBench(page, (bytes) => generateAnswer(bytes));
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
     const o = ours.result;
     const block = Math.max(o.longestFrameMs, o.longestLongTaskMs);
@@ -303,6 +304,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
         value: `${mb(ours.peak)} (after GC before the run: ${mb(ours.baseline)}; naive run, measured part: ${mb(naive.peak)})`,
       },
       { name: 'renderer: webview bundle (src/webview/main.ts, minified)', value: `${(bundleBytes / 1024).toFixed(0)} KiB` },
+      ...shapes,
     ];
   } finally {
     await browser.close();

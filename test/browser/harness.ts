@@ -173,6 +173,18 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** Sizes of pieces that add up to at least `total`: mostly 1 to `small`, one in `rareOdds` up to `large` (seeded). */
+export function randomPieces(seed: number, total: number, small: number, large: number, rareOdds: number): number[] {
+  const random = seededRandom(seed);
+  const pieces: number[] = [];
+  for (let sum = 0; sum < total; ) {
+    const size = 1 + Math.floor(random() * (random() < rareOdds ? large : small));
+    pieces.push(size);
+    sum += size;
+  }
+  return pieces;
+}
+
 /** What `render/index.ts` exposes as the `AQ` global in test pages (kept in step by the tests that use it). */
 export interface RendererGlobal {
   IncrementalRenderer: new (

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { hostileCorpus, hostileHtml, TRICKY } from './corpus';
-import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from './harness';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage } from './harness';
 
 interface Mismatch {
   readonly at: number;
@@ -117,13 +117,7 @@ describe('renderer in Chromium', function () {
     for (const seed of [1, 7, 42, 2024]) {
       it(`the whole corpus in random chunks (seed ${seed}), equal after every update`, async () => {
         const text = Object.values(TRICKY).join('\n');
-        const random = seededRandom(seed);
-        const pieces: number[] = [];
-        for (let total = 0; total < text.length; ) {
-          const size = 1 + Math.floor(random() * (random() < 0.2 ? 400 : 24));
-          pieces.push(size);
-          total += size;
-        }
+        const pieces = randomPieces(seed, text.length, 24, 400, 0.2);
         const mismatches = await streamAndCompare(page, text, pieces, true);
         assert.deepEqual(mismatches, []);
       });

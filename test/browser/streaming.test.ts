@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { bundle, launchBrowser, LoopbackServer, seededRandom, webviewPage, type RendererGlobal } from './harness';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, webviewPage, type RendererGlobal } from './harness';
 import { longShapes } from './shapes';
 
 interface ProbeGlobal extends RendererGlobal {
@@ -86,14 +86,7 @@ describe('renderer streams long blocks in Chromium', function () {
       it(`${name}: in random chunks (3 seeds) and all at once`, async () => {
         const plans: number[][] = [[text.length]];
         for (const seed of [1, 2, 3]) {
-          const random = seededRandom(seed);
-          const pieces: number[] = [];
-          for (let total = 0; total < text.length; ) {
-            const size = 1 + Math.floor(random() * (random() < 0.1 ? 6000 : 300));
-            pieces.push(size);
-            total += size;
-          }
-          plans.push(pieces);
+          plans.push(randomPieces(seed, text.length, 300, 6000, 0.1));
         }
         assert.deepEqual(await streamAndCompare(page, text, plans), []);
       });

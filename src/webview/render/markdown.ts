@@ -173,6 +173,13 @@ export function parseMarkdown(text: string, env: RenderEnv): MdToken[] {
   return md.parse(text, env);
 }
 
+/** Parses the block structure only (no inline parsing): for deciding where blocks end. Text must be normalized. */
+export function parseBlocks(text: string): MdToken[] {
+  const tokens: MdToken[] = [];
+  md.block.parse(text, md, {}, tokens);
+  return tokens;
+}
+
 /** Renders tokens (from {@link parseMarkdown}) to unsanitized HTML. */
 export function renderTokens(tokens: readonly MdToken[], env: RenderEnv): string {
   return md.renderer.render(tokens as MdToken[], md.options, env);

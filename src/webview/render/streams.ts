@@ -1,6 +1,7 @@
 import { codeLanguage, codePiece, HIGHLIGHT_LIMIT } from './code';
 import {
   fenceInfo,
+  parseBlocks,
   parseMarkdown,
   renderCodeShell,
   renderInlinePiece,
@@ -292,6 +293,10 @@ export class ParagraphStream implements BlockStream {
   /** A freeze failed on this much unfinished text: try again when it has doubled. */
   private failedAt = 0;
   private plain: Text | undefined;
+  /** Line breaks seen so far: the text is searched up to `scanned`; the last complete line ends at `completeTo`. */
+  private scanned = 0;
+  private completeTo = 0;
+  private firstLineEnd = -1;
 
   constructor(
     container: Node,
@@ -307,7 +312,13 @@ export class ParagraphStream implements BlockStream {
   }
 
   advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
-    const completeTo = tail.lastIndexOf('\n') + 1;
+    // Only the new text is searched for line breaks.
+    for (let i = tail.indexOf('\n', this.scanned); i >= 0; i = tail.indexOf('\n', i + 1)) {
+      this.completeTo = i + 1;
+      this.firstLineEnd = this.firstLineEnd < 0 ? i + 1 : this.firstLineEnd;
+    }
+    this.scanned = tail.length;
+    const completeTo = this.completeTo;
     if (completeTo > this.checkedTo) {
       const end = this.checkLines(tail, completeTo);
       if (end !== undefined) {
@@ -317,8 +328,7 @@ export class ParagraphStream implements BlockStream {
     if (complete) {
       return this.close(tail, tail.length);
     }
-    const firstLineEnd = tail.indexOf('\n');
-    const limit = Math.max(this.checkFrom, firstLineEnd < 0 ? tail.length : firstLineEnd + 1);
+    const limit = Math.max(this.checkFrom, this.firstLineEnd < 0 ? tail.length : this.firstLineEnd);
     this.freeze(tail, limit);
     this.renderLive(tail, tail.length, false);
     return 'open';
@@ -328,7 +338,7 @@ export class ParagraphStream implements BlockStream {
   private checkLines(tail: string, completeTo: number): number | undefined | 'abandon' {
     // After "x", a line is parsed as a continuation, as it is here.
     const window = 'x\n' + tail.slice(this.checkFrom, completeTo);
-    const tokens = parseMarkdown(window, {});
+    const tokens = parseBlocks(window);
     const first = tokens[0];
     const { starts, complete } = lines(window);
     if (first?.type !== 'paragraph_open' || first.map === null) {
