@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings';
 import type { KeyStore } from '../secrets/keyStore';
 import type { CurrentApplication } from '../config/currentApplication';
 import { Commands } from '../workbench/commandIds';
+import { applicationName } from '../core/applications';
 
 /** One row of the Applications view. */
 interface AppItem {
@@ -43,7 +44,7 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
   }
 
   getTreeItem(element: AppItem): vscode.TreeItem {
-    const item = new vscode.TreeItem(element.app.name ?? element.app.id, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(applicationName(element.app), vscode.TreeItemCollapsibleState.None);
     item.id = element.app.id;
     item.description = [element.app.name ? element.app.id : undefined, element.hasKey ? 'key stored' : 'no key', element.current ? 'current' : undefined]
       .filter(Boolean)
@@ -51,10 +52,10 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
     item.iconPath = new vscode.ThemeIcon(element.hasKey ? 'key' : 'warning', element.hasKey ? undefined : new vscode.ThemeColor('problemsWarningIcon.foreground'));
     item.contextValue = element.hasKey ? 'application.withKey' : 'application.noKey';
     item.tooltip = new vscode.MarkdownString(
-      `**${element.app.name ?? element.app.id}**\n\nid: \`${element.app.id}\`\n\n${element.hasKey ? 'An API key is stored for this service.' : 'No API key stored yet: use Set API Key….'}`,
+      `**${applicationName(element.app)}**\n\nid: \`${element.app.id}\`\n\n${element.hasKey ? 'An API key is stored for this service.' : 'No API key stored yet: use Set API Key….'}`,
     );
     item.command = { command: Commands.selectApplication, title: 'Select Application', arguments: [element.app.id] };
-    item.accessibilityInformation = { label: `${element.app.name ?? element.app.id}, ${element.hasKey ? 'key stored' : 'no key'}${element.current ? ', current' : ''}` };
+    item.accessibilityInformation = { label: `${applicationName(element.app)}, ${element.hasKey ? 'key stored' : 'no key'}${element.current ? ', current' : ''}` };
     return item;
   }
 }

@@ -3,6 +3,7 @@ import type { QueryRegistry } from '../query/registry';
 import type { Settings } from '../config/settings';
 import type { CurrentApplication } from '../config/currentApplication';
 import { Commands } from '../workbench/commandIds';
+import { applicationName } from '../core/applications';
 
 /** The status bar item: the current application, and a spinner while queries run. Click to select. */
 export function registerStatusBar(context: vscode.ExtensionContext, current: CurrentApplication, registry: QueryRegistry, settings: Settings): void {
@@ -12,7 +13,8 @@ export function registerStatusBar(context: vscode.ExtensionContext, current: Cur
   const update = (): void => {
     const label = current.label();
     const running = registry.size;
-    const name = label ? (settings.resolve(current.id ?? '')?.name ?? current.id) : 'No application';
+    const app = current.id === undefined ? undefined : settings.resolve(current.id);
+    const name = label !== undefined && app !== undefined ? applicationName(app) : 'No application';
     item.text = running > 0 ? `$(loading~spin) ${name}` : `$(comment-discussion) ${name}`;
     item.tooltip =
       running > 0

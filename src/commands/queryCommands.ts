@@ -6,6 +6,7 @@ import type { QueryContext, QueryInput } from '../core/prepare';
 import { Commands } from '../workbench/commandIds';
 import { documentFor, fileContext, selectionContext, userEditor } from '../workbench/editorContext';
 import { runCommandQuery, type CommandQueryDeps } from '../query/commandQuery';
+import { applicationName } from '../core/applications';
 
 /** What the query commands need. */
 export interface QueryCommandDeps extends CommandQueryDeps {
@@ -43,7 +44,7 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
     if (typeof arg === 'string') {
       await deps.current.set(app.id);
     }
-    const question = await ask(`${title}: ${app.name ?? app.id}`, queryContext?.label, !queryContext);
+    const question = await ask(`${title}: ${applicationName(app)}`, queryContext?.label, !queryContext);
     if (question === undefined) {
       return;
     }

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { type ApplicationConfig, applicationLabel } from '../core/applications';
+import { type ApplicationConfig, applicationLabel, applicationName } from '../core/applications';
 import type { Settings } from './settings';
 import { Commands } from '../workbench/commandIds';
 
@@ -58,7 +58,7 @@ export class CurrentApplication implements vscode.Disposable {
     const ordered = [...apps].sort((a, b) => (a.id === current ? -1 : b.id === current ? 1 : 0));
     const picked = await vscode.window.showQuickPick(
       ordered.map((app) => ({
-        label: app.name ?? app.id,
+        label: applicationName(app),
         description: app.name ? app.id : undefined,
         detail: app.id === current ? 'current application' : undefined,
         app,

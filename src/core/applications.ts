@@ -116,6 +116,12 @@ export function validateApplicationId(id: string): string | undefined {
   return undefined;
 }
 
+/** An application's short name: its name, or its id when it has none (status bar, pickers, model names). */
+export function applicationName(app: ApplicationConfig): string {
+  const name = app.name?.trim();
+  return name === undefined || name === '' ? app.id : name;
+}
+
 /** How an application is shown to the user: `Name (id)`, or the id alone. */
 export function applicationLabel(app: ApplicationConfig): string {
   const name = app.name?.trim();

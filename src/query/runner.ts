@@ -77,49 +77,59 @@ export class QueryRunner {
     if (options.signal?.aborted === true) controller.abort();
     const unregister = this.registry.add(queryId, prepared.label, options.surface, controller);
     const fanout = new Fanout(sinks, this.log);
-    const exchange = new Progress(startedAt);
+    const progress = new Progress(startedAt);
     let outcome: QueryOutcome | undefined;
     try {
       fanout.start(info);
       if (!prepared.ok) {
         this.log.warn(`${prepared.label}: ${prepared.message}`);
-        outcome = exchange.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
+        outcome = progress.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
       } else {
-        outcome = await this.send(prepared, fanout, exchange, controller, options);
+        outcome = await this.send(prepared, fanout, progress, controller, options);
       }
     } catch (error) {
-      outcome = this.failure(error, exchange, prepared.ok ? prepared.url : undefined);
+      outcome = this.failure(error, progress, prepared.ok ? prepared.url : undefined);
     } finally {
-      outcome ??= exchange.outcome({ kind: 'error', message: 'The query ended unexpectedly.', retryable: true, remedies: ['retry'] });
+      outcome ??= progress.outcome({ kind: 'error', message: 'The query ended unexpectedly.', retryable: true, remedies: ['retry'] });
       options.signal?.removeEventListener('abort', onOuterAbort);
       unregister();
       fanout.end(outcome);
     }
-    const recorded = exchange.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined });
-    if (recorded === undefined) return outcome;
-    this.record(recorded);
-    return { ...outcome, exchangeId: recorded.id };
+    const recorded = this.finishRecord(progress, outcome);
+    return recorded === undefined ? outcome : { ...outcome, exchangeId: recorded.id };
   }
 
-  private async send(prepared: PreparedRequest, fanout: Fanout, exchange: Progress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
+  /** The masked record of a run that sent a request, handed to the listeners (the history); never throws. */
+  private finishRecord(progress: Progress, outcome: QueryOutcome): RecordedExchange | undefined {
+    try {
+      const recorded = progress.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined });
+      if (recorded !== undefined) this.record(recorded);
+      return recorded;
+    } catch (error) {
+      this.log.error(`Recording the exchange failed: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  }
+
+  private async send(prepared: PreparedRequest, fanout: Fanout, progress: Progress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
     const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
     let apiKey = await this.keys.get(ref);
     if (apiKey === undefined) {
       const message = `No API key for ${prepared.label} on ${prepared.origin}: the query was not sent. Run "Set API Key…" to add one.`;
       if (options.promptForKey === false) {
-        return exchange.outcome({ kind: 'error', message, retryable: false, remedies: ['setApiKey'] });
+        return progress.outcome({ kind: 'error', message, retryable: false, remedies: ['setApiKey'] });
       }
       apiKey = await promptForApiKey(prepared.label, prepared.origin, `No API key is stored for ${prepared.label} on ${prepared.origin}.`);
-      if (apiKey === undefined) return exchange.outcome({ kind: 'stopped', message, retryable: true, remedies: ['setApiKey'] });
+      if (apiKey === undefined) return progress.outcome({ kind: 'stopped', message, retryable: true, remedies: ['setApiKey'] });
       await this.keys.set(ref, apiKey);
       this.log.info(`API key stored for ${prepared.label} on ${prepared.origin}.`);
     }
     if (prepared.confirm !== undefined && !controller.signal.aborted) {
       const choice = await vscode.window.showWarningMessage(prepared.confirm, { modal: true }, 'Send');
-      if (choice !== 'Send') return exchange.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
+      if (choice !== 'Send') return progress.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
     }
     if (controller.signal.aborted) throw new AbortedError();
-    exchange.recorder = new ExchangeRecorder({
+    progress.recorder = new ExchangeRecorder({
       applicationId: prepared.applicationId,
       applicationLabel: prepared.label,
       surface: options.surface,
@@ -141,47 +151,47 @@ export class QueryRunner {
       idleTimeoutMs: this.settings.idleTimeoutMs(),
       responseFormat: prepared.responseFormat,
       responseField: prepared.responseField,
-      onRaw: (text) => exchange.raw(text),
+      onRaw: (text) => progress.raw(text),
     });
-    exchange.headers(response);
-    exchange.recorder.headers(response.status, response.statusText, response.headers, response.format);
+    progress.headers(response);
+    progress.recorder.headers(response.status, response.statusText, response.headers, response.format);
     fanout.status(response.status);
     this.log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
     for await (const piece of response.text) {
-      exchange.text(piece);
+      progress.text(piece);
       fanout.append(piece);
     }
-    exchange.recorder.format(response.format, detectStreamShape(response.format, exchange.firstRaw));
+    progress.recorder.format(response.format, detectStreamShape(response.format, progress.firstRaw));
     const warnings = [...response.warnings];
     const remedies: Remedy[] = [];
     if (response.noTextExtracted()) remedies.push('showRaw');
     const warning = warnings.length > 0 ? warnings.join(' ') : undefined;
     if (warning !== undefined) this.log.warn(`${prepared.label}: ${warning}`);
-    const outcome = exchange.outcome({ kind: 'done', httpStatus: response.status, wireBytes: response.bytesReceived(), warning, retryable: false, remedies });
+    const outcome = progress.outcome({ kind: 'done', httpStatus: response.status, wireBytes: response.bytesReceived(), warning, retryable: false, remedies });
     this.log.info(`POST ${response.url} → ${response.status}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, complete`);
     return outcome;
   }
 
   /** Turns whatever stopped the query into its outcome, and logs it. */
-  private failure(error: unknown, exchange: Progress, url: string | undefined): QueryOutcome {
-    const status = exchange.status;
-    const chars = exchange.textChars;
+  private failure(error: unknown, progress: Progress, url: string | undefined): QueryOutcome {
+    const status = progress.status;
+    const chars = progress.textChars;
     let outcome: QueryOutcome;
     if (error instanceof AbortedError) {
-      outcome = exchange.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(exchange.wireBytes)}.`, retryable: true, remedies: ['retry'] });
+      outcome = progress.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(progress.received())}.`, retryable: true, remedies: ['retry'] });
     } else if (error instanceof HttpStatusError) {
-      exchange.recorder?.headers(error.status, error.statusText, {});
-      if (error.bodyExcerpt !== '') exchange.recorder?.raw(error.bodyExcerpt);
+      progress.recorder?.headers(error.status, error.statusText, {});
+      if (error.bodyExcerpt !== '') progress.recorder?.raw(error.bodyExcerpt);
       const keyProblem = error.status === 401 || error.status === 403;
       const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
       const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
       if (retryable) remedies.push('retry');
-      outcome = exchange.outcome({ kind: 'error', httpStatus: error.status, message: error.message, retryable, remedies, retryAfterMs: error.retryAfterMs });
+      outcome = progress.outcome({ kind: 'error', httpStatus: error.status, message: error.message, retryable, remedies, retryAfterMs: error.retryAfterMs });
     } else if (error instanceof StreamInterruptedError || (error instanceof TimeoutError && error.phase === 'idle')) {
-      outcome = exchange.outcome({ kind: 'interrupted', httpStatus: status, message: error.message, retryable: true, remedies: ['retry'] });
+      outcome = progress.outcome({ kind: 'interrupted', httpStatus: status, message: error.message, retryable: true, remedies: ['retry'] });
     } else if (error instanceof QueryError) {
       const retryable = error.kind !== 'config';
-      outcome = exchange.outcome({
+      outcome = progress.outcome({
         kind: chars > 0 ? 'interrupted' : 'error',
         httpStatus: error instanceof RedirectError ? error.status : status,
         message: error.message,
@@ -190,7 +200,7 @@ export class QueryRunner {
       });
     } else {
       const message = error instanceof Error ? error.message : String(error);
-      outcome = exchange.outcome({ kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, message: `Unexpected failure: ${message}`, retryable: true, remedies: ['retry'] });
+      outcome = progress.outcome({ kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, message: `Unexpected failure: ${message}`, retryable: true, remedies: ['retry'] });
     }
     const line = `POST ${url ?? '(not sent)'} → ${outcome.httpStatus ?? 'no response'}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, ${outcome.kind}: ${outcome.message ?? ''}`;
     if (outcome.kind === 'stopped') this.log.info(line);
@@ -239,8 +249,13 @@ class Progress {
     this.recorder?.text(piece);
   }
 
+  /** Body bytes received on the wire so far. */
+  received(): number {
+    return this.bytesReceived?.() ?? this.wireBytes;
+  }
+
   outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
-    this.wireBytes = fields.wireBytes ?? this.bytesReceived?.() ?? this.wireBytes;
+    this.wireBytes = fields.wireBytes ?? this.received();
     return { ...fields, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
   }
 }
