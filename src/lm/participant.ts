@@ -6,6 +6,7 @@ import { Commands } from '../workbench/commandIds';
 import { withAbortSignal } from './api';
 import { type ConversationTurn, escapeMarkdown, historyText } from './conversation';
 import type { LanguageModelDeps } from './deps';
+import { VENDOR } from './provider';
 import { referenceContext } from './references';
 import { ChatTextSink } from './sink';
 
@@ -35,9 +36,10 @@ function untrusted(text: string): vscode.MarkdownString {
 }
 
 /**
- * `@app` in VS Code's Chat: asks the current application through the one query pipeline, with the
- * chat's references as the context and the earlier `@app` turns as `${history}`; the answer
- * streams in as untrusted Markdown, batched.
+ * `@app` in VS Code's Chat: asks an application through the one query pipeline, with the chat's
+ * references as the context and the earlier `@app` turns as `${history}`; the answer streams in
+ * as untrusted Markdown, batched. Which application: the one `/use` names, else the one picked in
+ * the Chat's model picker (when the model there is one of ours), else the current application.
  */
 export class ApplicationParticipant {
   constructor(private readonly deps: LanguageModelDeps) {}
@@ -45,12 +47,18 @@ export class ApplicationParticipant {
   /** The chat request handler. */
   readonly handle = async (request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> => {
     let prompt = request.prompt;
+    let app: ApplicationConfig | undefined;
+    let fromPicker = false;
     if (request.command === USE_COMMAND) {
-      const switched = await this.use(prompt, stream);
+      const switched = await this.use(prompt, stream, request);
       if (switched === undefined || switched.question === '') return {};
-      prompt = switched.question;
+      ({ question: prompt, app } = switched);
+    } else {
+      // One of our models picked in the Chat's model picker names the application to ask.
+      app = this.pickedApplication(request);
+      fromPicker = app !== undefined;
+      app ??= this.currentApplication();
     }
-    const app = this.currentApplication();
     if (app === undefined) {
       stream.markdown('No applications are configured yet. Add one with its id from the service dashboard.');
       stream.button({ command: Commands.addApplication, title: 'Add Application…' });
@@ -69,7 +77,7 @@ export class ApplicationParticipant {
     const sink = new ChatTextSink((text) => stream.markdown(untrusted(text)));
     const outcome = await withAbortSignal(token, (signal) => this.deps.runner.run(input, [sink], { surface: 'participant', signal, promptForKey: false }));
     const metadata: AnswerMetadata = { applicationId: app.id, header, question: prompt };
-    return { metadata, ...this.finish(outcome, app, request, stream) };
+    return { metadata, ...this.finish(outcome, app, request, stream, fromPicker) };
   };
 
   /** Followups under an answer: ask the same question of another application that has a key. */
@@ -86,11 +94,12 @@ export class ApplicationParticipant {
   };
 
   /** Status, meaning and the buttons that help, after the answer (which stays as it arrived). */
-  private finish(outcome: QueryOutcome, app: ApplicationConfig, request: vscode.ChatRequest, stream: vscode.ChatResponseStream): Pick<vscode.ChatResult, 'errorDetails'> {
+  private finish(outcome: QueryOutcome, app: ApplicationConfig, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, fromPicker: boolean): Pick<vscode.ChatResult, 'errorDetails'> {
     const redact = (text: string): string => this.deps.log.redact(text);
     if (outcome.kind === 'done') {
       if (outcome.warning !== undefined) stream.markdown(untrusted(`\n\n*${escapeMarkdown(redact(outcome.warning))}*`));
-      stream.button({ command: Commands.selectApplication, title: 'Switch Application…' });
+      // The model picker chose this application: switching happens there (or with the followups).
+      if (!fromPicker) stream.button({ command: Commands.selectApplication, title: 'Switch Application…' });
       return {};
     }
     if (outcome.kind === 'stopped' && outcome.remedies.length === 0) return {};
@@ -124,8 +133,8 @@ export class ApplicationParticipant {
     }
   }
 
-  /** `/use <application> [question]`: makes it current; `/use` alone lists the applications. */
-  private async use(prompt: string, stream: vscode.ChatResponseStream): Promise<{ question: string } | undefined> {
+  /** `/use <application> [question]`: makes it current (and asks it); `/use` alone lists the applications. */
+  private async use(prompt: string, stream: vscode.ChatResponseStream, request: vscode.ChatRequest): Promise<{ question: string; app: ApplicationConfig } | undefined> {
     const apps = this.deps.settings.applications().applications;
     const text = prompt.trim();
     const match = [...apps]
@@ -140,8 +149,19 @@ export class ApplicationParticipant {
     }
     await this.deps.current.set(match.app.id);
     const question = text.slice(match.name.length).trim();
-    if (question === '') stream.markdown(untrusted(`\`@app\` now asks ${escapeMarkdown(applicationLabel(match.app))}.`));
-    return { question };
+    if (question === '') {
+      const picked = this.pickedApplication(request);
+      const note = picked === undefined || picked.id === match.app.id ? '' : ` While ${escapeMarkdown(applicationLabel(picked))} is picked in the model picker, \`@app\` asks that one: pick ${escapeMarkdown(match.app.name ?? match.app.id)} there too.`;
+      stream.markdown(untrusted(`\`@app\` now asks ${escapeMarkdown(applicationLabel(match.app))}.${note}`));
+    }
+    return { question, app: match.app };
+  }
+
+  /** The application picked in the Chat's model picker, when the model there is one of ours. */
+  private pickedApplication(request: vscode.ChatRequest): ApplicationConfig | undefined {
+    const model = (request as { readonly model?: vscode.LanguageModelChat }).model;
+    if (model?.vendor !== VENDOR) return undefined;
+    return this.deps.settings.applications().applications.find((app) => app.id === model.id);
   }
 
   private currentApplication(): ApplicationConfig | undefined {

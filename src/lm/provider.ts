@@ -16,8 +16,8 @@ const ASSISTANT = 2;
 
 /**
  * Each configured application with a stored key (for the current base URL's origin) as a model in
- * VS Code's model picker. Capabilities are what our applications do: they answer text; they do not
- * call tools or read images. The list changes when applications, keys or the base URL change.
+ * VS Code's model picker. Our applications answer text: they read no images and never call a tool.
+ * The list changes when applications, keys or the base URL change.
  */
 export class ApplicationModelProvider implements ModelChatProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -65,11 +65,16 @@ function modelOf(app: ApplicationConfig, origin: string): ModelInformation {
     name: app.name ?? app.id,
     family: FAMILY,
     version: '1',
-    tooltip: `${applicationLabel(app)} on ${origin}: answers text; does not call tools.`,
+    tooltip: `${applicationLabel(app)} on ${origin}: answers with text; never calls tools.`,
     detail: new URL(origin).host,
     maxInputTokens: MAX_INPUT_TOKENS,
     maxOutputTokens: MAX_OUTPUT_TOKENS,
-    capabilities: { toolCalling: false, imageInput: false },
+    // `toolCalling` says the model accepts requests that offer tools, and VS Code's Chat lists in
+    // Agent mode (its only mode without a Copilot sign-in) only models that do. Our applications
+    // accept such requests and answer them with text; they never call a tool, so an agent's turn
+    // ends with their answer. Without this the models (and @app, which needs a usable model) would
+    // be unusable in that Chat.
+    capabilities: { toolCalling: true, imageInput: false },
   };
 }
 

@@ -112,7 +112,7 @@ describe("VS Code's Chat: each application with a key is a model", function () {
     const echo = await model('echo');
     assert.equal(echo.vendor, VENDOR);
     assert.equal(echo.name, 'Echo');
-    assert.ok(!echo.capabilities?.toolCalling, 'our applications do not call tools');
+    assert.equal(echo.capabilities?.toolCalling, true, 'accepts requests that offer tools (Agent mode lists only such models)');
     const ids = (await models()).map((m) => m.id);
     assert.ok(ids.includes('bulk') && ids.includes('stall'));
     assert.ok(!ids.includes('html'), 'an application without a key is no model');
