@@ -1,12 +1,12 @@
-// The renderer live, one answer shape at a time: text arrives at about 1 MiB/s and every real
-// animation frame takes what arrived since the last one (the way the webview bridge batches).
+// The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
+// appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
 import type { Page } from 'playwright-core';
 import type { BenchRow } from './core';
 import { longShapes } from '../test/browser/shapes';
 
 const MIB = 1024 * 1024;
-/** The arrival rate of the live runs. */
-const BYTES_PER_SECOND = MIB;
+/** The text each frame brings: about 1 MiB/s at 60 frames per second. */
+const BYTES_PER_FRAME = Math.round(MIB / 60);
 
 interface LiveResult {
   /** Time inside frames (append, render, scroll into view), summed: the renderer's cost. */
@@ -14,17 +14,20 @@ interface LiveResult {
   readonly wallMs: number;
   readonly frames: number;
   readonly longestFrameMs: number;
+  /** The renderer's part of a frame (append and render, without the browser's layout for the scroll). */
+  readonly longestRenderMs: number;
+  readonly renderOnlyMs: number;
   readonly longestGapMs: number;
   readonly lastByteToFinalMs: number;
   readonly equal: boolean;
 }
 
 /**
- * Runs in the page: streams `text` into a transcript styled by the real webview.css at
- * `bytesPerSecond`, one append and one render per animation frame, following the answer to the
+ * Runs in the page: streams `text` into a transcript styled by the real webview.css,
+ * `bytesPerFrame` and one render per animation frame, following the answer to the
  * bottom as the chat view does; the last frame finishes the answer.
  */
-async function streamLive(args: { text: string; bytesPerSecond: number }): Promise<LiveResult> {
+async function streamLive(args: { text: string; bytesPerFrame: number }): Promise<LiveResult> {
   const root = document.getElementById('root');
   const chat = document.createElement('div');
   chat.className = 'aq-chat';
@@ -36,9 +39,11 @@ async function streamLive(args: { text: string; bytesPerSecond: number }): Promi
   chat.append(scroller);
   root?.replaceChildren(chat);
   let pending: Array<() => void> = [];
+  // Following the answer forces the browser's layout; it is done after the render to time both.
+  let rendered = false;
   const renderer = new window.AQ.IncrementalRenderer(container, {
     onRender: () => {
-      scroller.scrollTop = scroller.scrollHeight;
+      rendered = true;
     },
     scheduleFrame: (callback) => void pending.push(callback),
   });
@@ -47,20 +52,21 @@ async function streamLive(args: { text: string; bytesPerSecond: number }): Promi
   let renderMs = 0;
   let frames = 0;
   let longestFrameMs = 0;
+  let longestRenderMs = 0;
+  let renderOnlyMs = 0;
   let longestGapMs = 0;
   let lastByteToFinalMs = 0;
+  // Let the page settle (the last run's teardown) before the clock starts.
+  await nextFrame();
   let previous = await nextFrame();
-  const start = previous;
+  const start = performance.now();
   while (offset < args.text.length) {
     const now = await nextFrame();
     longestGapMs = Math.max(longestGapMs, now - previous);
     previous = now;
     const frameStart = performance.now();
-    const due = Math.min(args.text.length, Math.round(((frameStart - start) / 1000) * args.bytesPerSecond));
-    if (due > offset) {
-      renderer.append(args.text.slice(offset, due));
-      offset = due;
-    }
+    renderer.append(args.text.slice(offset, offset + args.bytesPerFrame));
+    offset += args.bytesPerFrame;
     const callbacks = pending;
     pending = [];
     for (const callback of callbacks) {
@@ -68,9 +74,17 @@ async function streamLive(args: { text: string; bytesPerSecond: number }): Promi
     }
     if (offset >= args.text.length) {
       renderer.finish();
-      void scroller.scrollHeight;
+    }
+    const renderEnd = performance.now();
+    if (rendered) {
+      rendered = false;
+      scroller.scrollTop = scroller.scrollHeight;
+    }
+    if (offset >= args.text.length) {
       lastByteToFinalMs = performance.now() - frameStart;
     }
+    longestRenderMs = Math.max(longestRenderMs, renderEnd - frameStart);
+    renderOnlyMs += renderEnd - frameStart;
     const frameMs = performance.now() - frameStart;
     renderMs += frameMs;
     longestFrameMs = Math.max(longestFrameMs, frameMs);
@@ -82,7 +96,7 @@ async function streamLive(args: { text: string; bytesPerSecond: number }): Promi
   longestGapMs = Math.max(longestGapMs, after - previous);
   const equal = container.innerHTML === window.AQ.renderMarkdownOnce(args.text);
   chat.remove();
-  return { renderMs, wallMs, frames, longestFrameMs, longestGapMs, lastByteToFinalMs, equal };
+  return { renderMs, wallMs, frames, longestFrameMs, longestRenderMs, renderOnlyMs, longestGapMs, lastByteToFinalMs, equal };
 }
 
 /** The answers measured, each at `bytes` (the table at half). */
@@ -108,27 +122,27 @@ export async function runShapeBench(page: Page, generated: (bytes: number) => st
   const twice = answers(2 * MIB, generated);
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
-    const one = await page.evaluate(streamLive, { text, bytesPerSecond: BYTES_PER_SECOND });
-    const two = await page.evaluate(streamLive, { text: twice[i][1], bytesPerSecond: BYTES_PER_SECOND });
+    const one = await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME });
+    const two = await page.evaluate(streamLive, { text: twice[i][1], bytesPerFrame: BYTES_PER_FRAME });
     const ratio = two.renderMs / one.renderMs;
     const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}`;
     rows.push(
       { name: `${label}: last byte to final DOM`, value: `${one.lastByteToFinalMs.toFixed(1)} ms`, goal: '≤ 100 ms', ok: one.lastByteToFinalMs <= 100 },
       {
         name: `${label}: longest frame (append + render + scroll)`,
-        value: `${one.longestFrameMs.toFixed(1)} ms (longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
+        value: `${one.longestFrameMs.toFixed(1)} ms (renderer's part at most ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
         goal: '≤ 50 ms',
         ok: one.longestFrameMs <= 50,
       },
       {
         name: `${label}: total render time (inside ${one.frames} frames over ${(one.wallMs / 1000).toFixed(1)} s); final DOM equals one-shot`,
-        value: `${one.renderMs.toFixed(0)} ms; ${String(one.equal && two.equal)}`,
+        value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout); ${String(one.equal && two.equal)}`,
         goal: 'true',
         ok: one.equal && two.equal,
       },
       {
         name: `${label}: total render time at ${size(twice[i][1].length)} / at ${size(text.length)}`,
-        value: `${ratio.toFixed(2)} (${two.renderMs.toFixed(0)} ms; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`,
+        value: `${ratio.toFixed(2)} (${two.renderMs.toFixed(0)} ms; renderer alone ${(two.renderOnlyMs / one.renderOnlyMs).toFixed(2)}; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`,
         goal: '≤ 2.2',
         ok: ratio <= 2.2,
       },
