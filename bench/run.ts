@@ -3,6 +3,7 @@
 import { runCancelBench } from './cancel';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
+import { runLmBench } from './lm';
 import { runRendererBench } from './renderer';
 
 /** A named group of measurements. */
@@ -16,6 +17,7 @@ const sections: BenchSection[] = [
   { name: 'cancel', run: runCancelBench },
   { name: 'renderer', run: runRendererBench },
   { name: 'exthost', run: runExtHostBench },
+  { name: 'lm', run: runLmBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {
