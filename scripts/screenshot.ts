@@ -1,12 +1,13 @@
 // Retakes the README's screenshots from the real workbench: code-server with the extension
 // installed, the reference service, headless Chromium. Writes media/screenshot.png (the answer
-// panel beside the editor, after a right-click query) and media/screenshot-chat.png (the Chat view).
+// panel beside the editor, after a right-click query), media/screenshot-chat.png (the Chat view) and
+// media/screenshot-history.png (the History view with one exchange open in the inspector).
 // Run: npm run build && npm run compile-tests && node out/scripts/screenshot.js
 import { copyFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { waitFor } from '../test/launch/util';
 import {
-  editorContextMenu, launchWorkbench, openFile, openViewContainer, quickPick, runCommand, screenshot, selectLines, surfaceFrame, typeInQuickInput, viewHeader,
+  askNativeChat, editorContextMenu, launchWorkbench, NATIVE_CHAT_SETTINGS, nativeChatResponseText, openNativeChat, openNativeChatModelPicker, setApiKey, openFile, openViewContainer, quickPick, runCommand, screenshot, selectLines, surfaceFrame, typeInQuickInput, viewHeader,
 } from '../test/e2e/workbench';
 import { repoRoot } from '../test/launch/util';
 
@@ -38,8 +39,10 @@ async function main(): Promise<void> {
     await openFile(page, 'src/sample.ts');
     await openViewContainer(page, 'Application Query');
     // Give the Chat view the whole side bar.
-    const applications = viewHeader(page, 'Applications');
-    if ((await applications.getAttribute('aria-expanded')) === 'true') await applications.click();
+    for (const other of ['Applications', 'History']) {
+      const header = viewHeader(page, other);
+      if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
+    }
     const chat = await surfaceFrame(page, 'chat');
     await chat.locator('select#aq-application').selectOption('demo-assistant');
     const input = chat.locator('textarea[aria-label="Ask the application"]');
@@ -49,13 +52,54 @@ async function main(): Promise<void> {
     await page.mouse.move(0, 0);
     const chatShot = await screenshot(page, 'readme-chat');
     await copyFile(chatShot, path.join(repoRoot(), 'media', 'screenshot-chat.png'));
-    console.log('wrote media/screenshot.png and media/screenshot-chat.png');
+
+    // History: the exchanges so far, the latest opened in the inspector.
+    const chatHeader = viewHeader(page, 'Chat');
+    if ((await chatHeader.getAttribute('aria-expanded')) === 'true') await chatHeader.click();
+    const historyHeader = viewHeader(page, 'History');
+    if ((await historyHeader.getAttribute('aria-expanded')) === 'false') await historyHeader.click();
+    const rows = page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header h3.title', { hasText: /^\s*History\s*$/i }) }).locator('.monaco-list-row');
+    await waitFor('History rows', async () => (await rows.count()) >= 2 || undefined, 60_000);
+    await rows.first().click();
+    await page.locator('.tab', { hasText: 'demo-assistant.md' }).first().waitFor({ state: 'visible', timeout: 60_000 });
+    await page.getByText('## Request').first().waitFor({ state: 'visible', timeout: 60_000 });
+    await page.mouse.move(0, 0);
+    const historyShot = await screenshot(page, 'readme-history');
+    await copyFile(historyShot, path.join(repoRoot(), 'media', 'screenshot-history.png'));
+    console.log('wrote media/screenshot.png, media/screenshot-chat.png and media/screenshot-history.png');
   } finally {
     await workbench.close();
   }
 }
 
-main().catch((error: unknown) => {
+/**
+ * VS Code's own Chat (1.139): an `@app` answer about a selection (media/screenshot-native-chat.png)
+ * and the model picker listing the applications (media/screenshot-native-chat-models.png).
+ */
+async function nativeChatScreenshots(): Promise<void> {
+  const workbench = await launchWorkbench({ version: '4.139.1', userSettings: NATIVE_CHAT_SETTINGS, serviceOptions: { paceMs: 20, quiet: true } });
+  const { page } = workbench;
+  try {
+    for (const [name, id] of [['Echo', 'echo'], ['Demo Assistant', 'demo-assistant']]) await setApiKey(workbench, name, id);
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await openFile(page, 'src/sample.ts');
+    await selectLines(page, 2, 5);
+    await openNativeChat(page);
+    const response = await askNativeChat(page, '@app /use demo-assistant Explain this function');
+    await waitFor('the @app answer', async () => (await nativeChatResponseText(response)).includes('✓ done') || undefined, 90_000);
+    await page.mouse.move(0, 0);
+    await copyFile(await screenshot(page, 'readme-native-chat'), path.join(repoRoot(), 'media', 'screenshot-native-chat.png'));
+    await openNativeChatModelPicker(page);
+    await copyFile(await screenshot(page, 'readme-native-chat-models'), path.join(repoRoot(), 'media', 'screenshot-native-chat-models.png'));
+    await page.keyboard.press('Escape');
+    console.log('wrote media/screenshot-native-chat.png and media/screenshot-native-chat-models.png');
+  } finally {
+    await workbench.close();
+  }
+}
+
+// `--native-chat` retakes only the VS Code Chat screenshots.
+(process.argv.includes('--native-chat') ? nativeChatScreenshots() : main().then(nativeChatScreenshots)).catch((error: unknown) => {
   console.error(error instanceof Error ? error.stack ?? error.message : error);
   process.exitCode = 1;
 });

@@ -161,7 +161,7 @@ describe('webview UI in Chromium', function () {
       assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer complete');
       await clearMessages(page);
       await page.locator('[data-turn-id="a1"]').getByRole('button', { name: 'Copy answer' }).click();
-      assert.deepEqual(await waitForMessage(page, 'copy'), { type: 'copy', text: chunks.join('') });
+      assert.deepEqual(await waitForMessage(page, 'copyAnswer'), { type: 'copyAnswer', turnId: 'a1' }, 'the host copies its own text: nothing large crosses over');
       await page.locator('[data-turn-id="a1"] button[data-action="insert"]').click();
       assert.deepEqual(await waitForMessage(page, 'insertCode'), { type: 'insertCode', code: 'const x = 1;' });
     });
@@ -205,6 +205,20 @@ describe('webview UI in Chromium', function () {
       assert.equal(await page.locator('[data-turn-id="a2"] [data-role="stopped-note"]').textContent(), 'Stopped — partial answer kept');
       assert.equal(await page.locator('[data-turn-id="a2"] .aq-answer').textContent(), 'half an\n');
       assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer stopped');
+    });
+
+    it('keeps a question too long to pass to the host in the composer and says so, instead of clearing it', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat') });
+      const input = page.locator('textarea[aria-label="Ask the application"]');
+      await input.evaluate((element) => {
+        (element as HTMLTextAreaElement).value = 'x'.repeat(1_000_001);
+      });
+      await clearMessages(page);
+      await input.press('Enter');
+      assert.equal(await input.evaluate((element) => (element as HTMLTextAreaElement).value.length), 1_000_001, 'the question is still there');
+      assert.match(await input.evaluate((element) => (element as HTMLTextAreaElement).validationMessage), /1,000,001 characters long; the limit is 1,000,000/);
+      assert.deepEqual((await messages(page)).filter((m) => m.type === 'send'), [], 'nothing was sent');
     });
 
     it('attachment chips show their labels and can be removed; the attach buttons ask the host', async () => {
@@ -310,7 +324,7 @@ describe('webview UI in Chromium', function () {
       await stop.waitFor({ state: 'hidden' });
       assert.equal(await page.locator('[data-role="announcer"]').textContent(), 'Answer complete');
       await page.getByRole('button', { name: 'Copy', exact: true }).click();
-      assert.deepEqual(await waitForMessage(page, 'copy'), { type: 'copy', text: '# Überblick\n\nThe file does *things* 🚀.' });
+      assert.deepEqual(await waitForMessage(page, 'copyAnswer'), { type: 'copyAnswer', turnId: 'a1' });
       await page.getByRole('button', { name: 'Open as Markdown' }).click();
       await waitForMessage(page, 'exportMarkdown');
     });
