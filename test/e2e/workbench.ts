@@ -862,7 +862,7 @@ function nativeChatModelPicker(page: Page): Locator {
 }
 
 /** Opens the model picker; returns its popup with every group expanded. */
-async function openModelPicker(page: Page): Promise<Locator> {
+export async function openNativeChatModelPicker(page: Page): Promise<Locator> {
   await nativeChatModelPicker(page).click();
   const popup = page.locator('.context-view').filter({ visible: true }).first();
   await popup.waitFor({ state: 'visible', timeout: 10_000 });
@@ -874,14 +874,14 @@ async function openModelPicker(page: Page): Promise<Locator> {
 
 /** Picks `name` in the Chat's model picker and waits until the picker shows it. */
 export async function pickNativeChatModel(page: Page, name: string): Promise<void> {
-  const popup = await openModelPicker(page);
+  const popup = await openNativeChatModelPicker(page);
   await popup.locator('.monaco-list-row').filter({ hasText: name }).first().click();
   await waitFor(`the model picker to show ${name}`, async () => normalizeLabel(await nativeChatModelPicker(page).innerText()).startsWith(name.slice(0, 8)) || undefined, 10_000, 200);
 }
 
 /** The labels the Chat's model picker lists (it is opened and closed again). */
 export async function nativeChatModelLabels(page: Page): Promise<string[]> {
-  const popup = await openModelPicker(page);
+  const popup = await openNativeChatModelPicker(page);
   const labels = (await popup.locator('.monaco-list-row').allInnerTexts()).map(normalizeLabel);
   await page.keyboard.press('Escape');
   return labels;
