@@ -131,7 +131,7 @@ suite(`VS Code's own Chat (VS Code ${VSCODE_VERSION_OF[e2eVersion()]}) with chat
     await pickNativeChatModel(page, 'Echo');
     const before = service.requests.length;
     const answer = await askNativeChat(page, '@app Hello, Echo');
-    await settledResponse(answer, 'the echoed request');
-    assert.ok(service.requests.slice(before).some((r) => r.path === '/api/applications/echo/query'));
+    await waitFor('the query to Echo', () => service.requests.slice(before).find((r) => r.path === '/api/applications/echo/query'), 60_000);
+    await waitFor('the echoed request', async () => (await nativeChatResponseText(answer)).includes('Hello, Echo') || undefined, 60_000);
   });
 });

@@ -876,7 +876,7 @@ export async function openNativeChatModelPicker(page: Page): Promise<Locator> {
 export async function pickNativeChatModel(page: Page, name: string): Promise<void> {
   const popup = await openNativeChatModelPicker(page);
   await popup.locator('.monaco-list-row').filter({ hasText: name }).first().click();
-  await waitFor(`the model picker to show ${name}`, async () => normalizeLabel(await nativeChatModelPicker(page).innerText()).startsWith(name.slice(0, 8)) || undefined, 10_000, 200);
+  await waitFor(`the model picker to show ${name}`, async () => normalizeLabel(await nativeChatModelPicker(page).innerText()).startsWith(name.slice(0, 8)) || undefined, 30_000, 200);
 }
 
 /** The labels the Chat's model picker lists (it is opened and closed again). */
