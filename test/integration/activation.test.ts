@@ -89,4 +89,15 @@ describe('Settings', () => {
     assert.notEqual(config.get<string>('baseUrl'), WORKSPACE_BASE_URL);
     assert.equal(config.get<string>('baseUrl'), process.env.AQ_SERVICE_URL);
   });
+
+  it('a workspace folder cannot switch the timeouts off', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder);
+    const raw = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, '.vscode', 'settings.json')))) as Record<string, unknown>;
+    assert.equal(raw['applicationQuery.idleTimeoutSeconds'], 0, 'the workspace settings try to switch the idle timeout off');
+    assert.equal(raw['applicationQuery.headersTimeoutSeconds'], 0);
+    const config = vscode.workspace.getConfiguration('applicationQuery');
+    assert.equal(config.get<number>('idleTimeoutSeconds'), 120);
+    assert.equal(config.get<number>('headersTimeoutSeconds'), 60);
+  });
 });

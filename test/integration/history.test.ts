@@ -18,10 +18,9 @@ describe('History: every exchange kept, replayable, shareable without the key', 
     const result = await api.runQuery({ applicationId: 'echo', question });
     assert.equal(result.outcome.kind, 'done');
     assert.ok(result.outcome.exchangeId !== undefined, 'the outcome names its History entry');
-    const { json, reloaded } = api.storedHistory();
-    assert.ok(!json.includes(keys.echo), 'the stored History never holds the key');
-    const entry = reloaded.find((exchange) => exchange.id === result.outcome.exchangeId);
-    assert.ok(entry !== undefined, 'a reloaded window reads the exchange back');
+    // Written to disk in the background: a reloaded window reads it back once the write is done.
+    const entry = await waitFor(() => api.storedHistory().reloaded.find((exchange) => exchange.id === result.outcome.exchangeId), 'a reloaded window to read the exchange back');
+    assert.ok(!api.storedHistory().json.includes(keys.echo), 'the stored History never holds the key');
     assert.equal(entry.applicationId, 'echo');
     assert.equal(entry.request.method, 'POST');
     assert.match(entry.request.url, /\/api\/applications\/echo\/query$/);
@@ -39,8 +38,8 @@ describe('History: every exchange kept, replayable, shareable without the key', 
   it('keeps the raw SSE events beside the extracted text', async () => {
     const api = await hooks();
     const result = await api.runQuery({ applicationId: 'sse-openai', question: 'raw view' });
-    const entry = api.storedHistory().reloaded.find((exchange) => exchange.id === result.outcome.exchangeId);
-    assert.equal(entry?.response?.format, 'sse');
+    const entry = await waitFor(() => api.storedHistory().reloaded.find((exchange) => exchange.id === result.outcome.exchangeId), 'the exchange in History');
+    assert.equal(entry.response?.format, 'sse');
     assert.match(entry?.response?.raw ?? '', /^data: \{/m);
     assert.equal(entry?.response?.text, result.text);
   });
@@ -51,7 +50,7 @@ describe('History: every exchange kept, replayable, shareable without the key', 
     const before = (await received()).length;
     await vscode.commands.executeCommand('applicationQuery.replay', first.outcome.exchangeId);
     const sent = await waitFor(async () => (await received()).slice(before).find((request) => request.path.endsWith('/echo/query')), 'the replayed request');
-    const recorded = api.storedHistory().reloaded.find((exchange) => exchange.id === first.outcome.exchangeId)?.request.body;
+    const recorded = (await waitFor(() => api.storedHistory().reloaded.find((exchange) => exchange.id === first.outcome.exchangeId), 'the first exchange in History')).request.body;
     assert.ok(recorded !== undefined);
     assert.equal(sent.body, recorded, 'the service received the recorded body byte for byte');
     const replayed = await waitFor(() => api.storedHistory().reloaded.find((exchange) => exchange.replayOf === first.outcome.exchangeId && exchange.outcome.kind === 'done'), 'the replay in History');

@@ -30,7 +30,8 @@ export function integrationWorkspaceFiles(): Record<string, string> {
   return {
     'sample.ts': 'export function add(a: number, b: number): number {\n  return a + b;\n}\n',
     'README.md': '# Sample workspace\n\nUsed by the integration tests.\n',
-    '.vscode/settings.json': `${JSON.stringify({ 'applicationQuery.baseUrl': HOSTILE_WORKSPACE_BASE_URL }, null, 2)}\n`,
+    // A cloned repository that tries to send the keys elsewhere and to switch the timeouts off.
+    '.vscode/settings.json': `${JSON.stringify({ 'applicationQuery.baseUrl': HOSTILE_WORKSPACE_BASE_URL, 'applicationQuery.headersTimeoutSeconds': 0, 'applicationQuery.idleTimeoutSeconds': 0 }, null, 2)}\n`,
   };
 }
 
