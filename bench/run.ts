@@ -5,6 +5,7 @@ import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
 import { runRendererBench } from './renderer';
+import { runWorkbenchBench } from './workbench';
 
 /** A named group of measurements. */
 export interface BenchSection {
@@ -18,6 +19,7 @@ const sections: BenchSection[] = [
   { name: 'renderer', run: runRendererBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },
+  { name: 'workbench', run: runWorkbenchBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {

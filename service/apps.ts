@@ -75,6 +75,8 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
     'valid chunks, then an invalid chunk-size line'),
   app('hostile', 'Hostile markdown', 'Answers with markdown that tries to run script and load remote content.',
     'text/plain markdown with <script>, onerror, svg onload, iframe, remote images, command: and javascript: links'),
+  app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
+    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown at full speed'),
 ]);
 
 /** The most load applications a service may add (see {@link loadApplications}). */
@@ -358,3 +360,42 @@ export const CAPTIVE_PORTAL_HTML = [
   '</body></html>',
   '',
 ].join('\n');
+
+/**
+ * The long markdown answer of `timed`: numbered sections (heading, paragraph, list, highlighted
+ * code, table, quote) until at least `size` bytes, then a last line naming the final section.
+ */
+export function timedMarkdown(size: number): string {
+  const parts: string[] = [];
+  let bytes = 0;
+  let n = 0;
+  while (bytes < size) {
+    n++;
+    const section = [
+      `## Section ${n}`,
+      '',
+      `Paragraph ${n} with **bold**, \`inline code\`, a [link](https://example.com/${n}) and ünïcödé — 日本語 🚀, long enough to wrap.`,
+      '',
+      `- item ${n}.1`,
+      `- item ${n}.2 with *emphasis*`,
+      '',
+      '```ts',
+      `export function step${n}(value: number): number {`,
+      `  return value * ${n} + 1; // step ${n}`,
+      '}',
+      '```',
+      '',
+      '| key | value |',
+      '| --- | --- |',
+      `| n | ${n} |`,
+      '',
+      `> Quote ${n}.`,
+      '',
+      '',
+    ].join('\n');
+    parts.push(section);
+    bytes += Buffer.byteLength(section);
+  }
+  parts.push(`Last section: ${n}.\n`);
+  return parts.join('');
+}

@@ -14,7 +14,7 @@ import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
   APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
   createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
-  type DemoApplication,
+  timedMarkdown, type DemoApplication,
 } from './apps';
 import { frameAnswer, isFramedApplication } from './framing';
 
@@ -58,6 +58,12 @@ export interface RecordedRequest {
   status?: number;
   /** When the client closed the socket before the response was complete, if it did. */
   closedByClientAt?: number;
+  /** `timed` only: the unique marker its answer starts with. */
+  marker?: string;
+  /** `timed` only: epoch ms just before the first body byte (the marker) was written to the socket. */
+  firstBodyByteAt?: number;
+  /** `timed` only: epoch ms when the last body byte had been handed to the socket (the response's `finish`). */
+  lastBodyByteAt?: number;
 }
 
 /** A running reference service. */
@@ -322,6 +328,8 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
   const keys = new Map<string, string>(applications.map((a) => [a.id, deriveKey(seed, a.id)]));
   const appByKey = new Map<string, string>([...keys].map(([id, key]) => [key, id]));
   const bulkCache = new Map<number, Buffer>();
+  const timedCache = new Map<number, Buffer>();
+  let markers = 0;
   let origin = '';
   let closing = false;
 
@@ -410,6 +418,36 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         }
         begin(ex, 200, TEXT_HEADERS);
         return streamBytes(ex, cachedBulk(size), chunk, pace);
+      }
+      case 'timed': {
+        const delay = intOption(body, 'delayMs', 250, 0, 60_000);
+        const size = intOption(body, 'size', 0, 0, BULK_MAX_BYTES);
+        const chunk = intOption(body, 'chunkBytes', 16 * 1024, 1, 16 * 1024 * 1024);
+        if (typeof delay === 'string' || typeof size === 'string' || typeof chunk === 'string') {
+          return sendJson(ex, 400, { error: [delay, size, chunk].find((v) => typeof v === 'string') });
+        }
+        let rest = timedCache.get(size);
+        if (rest === undefined) {
+          timedCache.clear();
+          rest = Buffer.from(timedMarkdown(size), 'utf8');
+          timedCache.set(size, rest);
+        }
+        begin(ex, 200, TEXT_HEADERS);
+        // Headers on the wire now; the body starts after the delay, so a client has settled.
+        ex.res.flushHeaders();
+        if (!(await pause(delay, ex.signal))) {
+          return;
+        }
+        const marker = `aq-mark-${++markers}`;
+        ex.record.marker = marker;
+        ex.res.once('finish', () => {
+          ex.record.lastBodyByteAt = Date.now();
+        });
+        ex.record.firstBodyByteAt = Date.now();
+        if (!(await write(ex, `${marker}\n\n`))) {
+          return;
+        }
+        return streamBytes(ex, rest, chunk, 0);
       }
       case 'fail-429':
         return sendJson(ex, 429, { error: 'Rate limit exceeded: too many requests for this application. Try again in 7 seconds.' }, { 'Retry-After': '7' });

@@ -1,0 +1,402 @@
+// End to end in the real workbench (code-server 4.139.1, headless Chromium): how soon the first
+// bytes of an answer are painted in the answer panel and in the Chat view, and how a 10 MiB answer
+// at full socket speed fares in the panel and in the output channel (time to the final DOM or the
+// channel's footer, and the longest stall of each main thread). Times are epoch ms on both sides:
+// the reference service runs in this process, Date.now() in the pages reads the same clock.
+import { readFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { RecordedRequest } from '../service/server';
+import { delay, waitFor } from '../test/launch/util';
+import {
+  launchWorkbench, openViewContainer, queryFromPalette, runCommand, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
+} from '../test/e2e/workbench';
+import type { BenchRow } from './core';
+
+const MiB = 1024 * 1024;
+/** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
+const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
+const BIG = 10 * MiB;
+const APP = { id: 'timed', name: 'Timed' };
+/** The application's name while it answers with 10 MiB into the panel, and into the channel. */
+const BIG_NAME = 'Timed (10 MiB)';
+const CHANNEL_NAME = 'Timed (10 MiB, output channel)';
+/** The request body for latency runs: the service waits 250 ms after the headers, so the UI has settled. */
+const LATENCY_TEMPLATE = { query: '${input}', delayMs: 250 };
+/** The request body for the 10 MiB runs: 64 KiB socket writes at full speed. */
+const BIG_TEMPLATE = { query: '${input}', delayMs: 250, size: BIG, chunkBytes: 64 * 1024 };
+const FIRST_PAINT_GOAL_MS = 50;
+const FINAL_DOM_GOAL_MS = 2000;
+const STALL_GOAL_MS = 100;
+/** How long the 10 MiB runs may take after the last byte before they count as not finished. */
+const BIG_CAP_MS = 75_000;
+/** A footer of an answer of at least a million characters: the 10 MiB answer's, not a smaller one's. */
+const BIG_FOOTER = /\d{1,3}(,\d{3}){2,} characters .*· complete/;
+
+/** What the probe installed in a page or webview records (epoch ms throughout). */
+interface ProbeRecord {
+  /** Marker → when it was first in the DOM, and when a frame had passed after that. */
+  marks: Record<string, { domAt: number; paintedAt: number }>;
+  /** rAF gaps longer than 25 ms: [end, length]. */
+  gaps: [number, number][];
+  /** Long tasks: [start, length]. */
+  longTasks: [number, number][];
+  /** When `body[data-status]` became "done" (panel), and a frame after that. */
+  doneAt?: number;
+  donePaintedAt?: number;
+  /** When a line matching the `footer` pattern showed, and a frame after that. */
+  footerAt?: number;
+  footerPaintedAt?: number;
+}
+
+type ProbeWindow = Window & { aqProbe?: ProbeRecord };
+
+/**
+ * Installs the probe into the document of `body` (a webview's, or the workbench's): a rAF gap
+ * monitor, a long-task observer, and optionally a watch for answer markers, for the panel's
+ * status becoming "done", or for the output channel's footer. Replaces an earlier probe.
+ */
+function installProbe(body: HTMLElement | SVGElement, options: { markers: boolean; done: boolean; footer?: string }): void {
+  const win = window as ProbeWindow & { aqProbeStop?: () => void };
+  win.aqProbeStop?.();
+  const record: ProbeRecord = { marks: {}, gaps: [], longTasks: [] };
+  win.aqProbe = record;
+  let running = true;
+  let last = 0;
+  const frame = (now: number): void => {
+    if (last > 0 && now - last > 25) record.gaps.push([performance.timeOrigin + now, now - last]);
+    last = now;
+    if (running) requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+  const tasks = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) record.longTasks.push([performance.timeOrigin + entry.startTime, entry.duration]);
+  });
+  tasks.observe({ entryTypes: ['longtask'] });
+  const observers: MutationObserver[] = [];
+  const afterFrame = (store: (domAt: number, paintedAt: number) => void): void => {
+    const domAt = Date.now();
+    requestAnimationFrame(() => store(domAt, Date.now()));
+  };
+  if (options.markers) {
+    // The marker opens the answer, so it is in the first paragraph of the latest answer: cheap to look at.
+    const seen = new Set<string>();
+    const observer = new MutationObserver(() => {
+      const answers = body.ownerDocument.querySelectorAll('[data-role="assistant"] .aq-answer');
+      const first = answers[answers.length - 1]?.firstElementChild?.textContent ?? '';
+      const marker = /aq-mark-\d+/.exec(first)?.[0];
+      if (marker === undefined || seen.has(marker)) return;
+      seen.add(marker);
+      afterFrame((domAt, paintedAt) => (record.marks[marker] = { domAt, paintedAt }));
+    });
+    observer.observe(body, { subtree: true, childList: true, characterData: true });
+    observers.push(observer);
+  }
+  if (options.done) {
+    const observer = new MutationObserver(() => {
+      if (record.doneAt === undefined && body.dataset.status === 'done') {
+        afterFrame((domAt, paintedAt) => {
+          record.doneAt = domAt;
+          record.donePaintedAt = paintedAt;
+        });
+      }
+    });
+    observer.observe(body, { attributes: true, attributeFilter: ['data-status'] });
+    observers.push(observer);
+  }
+  if (options.footer !== undefined) {
+    // The Output view's editor renders the lines in view; it follows the end of the channel.
+    const pattern = new RegExp(options.footer);
+    const lines = body.ownerDocument.querySelector('.part.panel') ?? body;
+    const observer = new MutationObserver(() => {
+      if (record.footerAt !== undefined) return;
+      for (const line of lines.querySelectorAll('.view-line')) {
+        if (pattern.test((line.textContent ?? '').replace(/\u00a0/g, ' '))) {
+          record.footerAt = -1;
+          afterFrame((domAt, paintedAt) => {
+            record.footerAt = domAt;
+            record.footerPaintedAt = paintedAt;
+          });
+          return;
+        }
+      }
+    });
+    observer.observe(lines, { subtree: true, childList: true, characterData: true });
+    observers.push(observer);
+  }
+  win.aqProbeStop = () => {
+    running = false;
+    tasks.disconnect();
+    for (const observer of observers) observer.disconnect();
+  };
+}
+
+function readProbe(): ProbeRecord | undefined {
+  return (window as ProbeWindow).aqProbe;
+}
+
+async function probe(target: Locator, options: { markers: boolean; done: boolean; footer?: string }): Promise<void> {
+  await target.evaluate(installProbe, options);
+}
+
+async function read(target: Locator): Promise<ProbeRecord> {
+  const record = await target.evaluate(readProbe);
+  if (record === undefined) throw new Error('the probe is gone (the page or webview was reloaded)');
+  return record;
+}
+
+/**
+ * Changes user settings as a person does: opens settings.json in the editor, replaces its text
+ * (pasted), saves and closes it. Renames the application to `name` and waits until the status
+ * bar shows that name, so the extension has the new settings. (Writing the file from outside is
+ * not reliably noticed by a running code-server.)
+ */
+async function updateSettings(workbench: Workbench, name: string, changes: Readonly<Record<string, unknown>>): Promise<void> {
+  const { page } = workbench;
+  const file = path.join(workbench.userDataDir, 'User', 'settings.json');
+  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+  const text = JSON.stringify({ ...settings, ...changes, ...applicationsWith(name, BIG_TEMPLATE) }, null, 2);
+  await runCommand(page, 'Preferences: Open User Settings (JSON)');
+  // 1.139 opens it in a modal editor over the workbench, 1.100 in a tab: either way it takes the focus.
+  const editor = page.locator('.monaco-editor.focused').filter({ hasText: 'applicationQuery.applications' }).first();
+  await editor.waitFor({ state: 'visible', timeout: 30_000 });
+  await page.evaluate((value) => navigator.clipboard.writeText(value), text);
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Control+V');
+  await page.keyboard.press('Control+S');
+  await waitFor('settings.json to be saved', async () => (await readFile(file, 'utf8')) === text || undefined, 30_000, 100);
+  // Escape closes the modal editor (1.139); a tab (1.100) stays open, which does no harm here.
+  await page.keyboard.press('Escape');
+  await editor.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  await page.locator('.part.statusbar .statusbar-item').filter({ hasText: name }).first().waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+function applicationsWith(name: string, template: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return { 'applicationQuery.applications': [{ id: APP.id, name, requestTemplate: template }] };
+}
+
+function timedRequests(workbench: Workbench): RecordedRequest[] {
+  return workbench.service.requests.filter((r) => r.applicationId === APP.id && r.method === 'POST');
+}
+
+/** Waits for the next `timed` request after `before` to have written its whole answer; returns it. */
+async function nextAnswer(workbench: Workbench, before: number, timeoutMs = 60_000): Promise<RecordedRequest> {
+  return waitFor('the service to write the answer', () => {
+    const request = timedRequests(workbench)[before];
+    return request?.lastBodyByteAt !== undefined ? request : undefined;
+  }, timeoutMs, 20);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The longest rAF gap and long task that overlap [from, to]. */
+function longestStall(record: ProbeRecord, from: number, to: number): { gap: number; task: number; tasks: number } {
+  const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to).map(([, length]) => length);
+  const tasks = record.longTasks.filter(([start, length]) => start <= to && start + length >= from).map(([, length]) => length);
+  return { gap: Math.max(0, ...gaps), task: Math.max(0, ...tasks), tasks: tasks.length };
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(0)} ms`;
+}
+
+/** First body byte to first paint, `SAMPLES` times; `ask` sends one question and resolves when it was sent. */
+async function firstPaints(workbench: Workbench, surface: () => Promise<Locator>, ask: (question: string) => Promise<void>, isDone: () => Promise<boolean>): Promise<number[]> {
+  const latencies: number[] = [];
+  // One answer first, not counted: the surface then exists and has loaded what an answer needs.
+  for (let i = 0; i <= SAMPLES; i++) {
+    const body = i > 0 ? await surface() : undefined;
+    if (body !== undefined && (await body.evaluate(readProbe)) === undefined) await probe(body, { markers: true, done: false });
+    const before = timedRequests(workbench).length;
+    await delay(300);
+    await askOnce(workbench, () => ask(`How fast is the first byte? (${i})`), before);
+    const request = await nextAnswer(workbench, before);
+    if (body !== undefined) {
+      const marker = request.marker ?? '';
+      const mark = await waitFor(`${marker} to be painted`, async () => (await read(body)).marks[marker], 30_000, 20);
+      latencies.push(mark.paintedAt - (request.firstBodyByteAt ?? Number.NaN));
+    }
+    await waitFor('the answer to end', isDone, 30_000, 50);
+  }
+  return latencies;
+}
+
+/**
+ * Asks, and asks again once if the UI lost the question before it was sent (a quick pick that
+ * closes while it fills, on a busy machine).
+ */
+async function askOnce(workbench: Workbench, ask: () => Promise<void>, before: number): Promise<void> {
+  try {
+    await ask();
+  } catch (error) {
+    if (timedRequests(workbench).length > before) return;
+    console.error(`retrying a question the UI lost: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    await workbench.page.keyboard.press('Escape');
+    await delay(500);
+    await ask();
+  }
+}
+
+function latencyRows(where: string, latencies: readonly number[]): BenchRow[] {
+  const m = median(latencies);
+  return [{
+    name: `workbench: first body byte at the socket → first text painted in the ${where}, median of ${latencies.length}`,
+    value: `${ms(m)} (worst ${ms(Math.max(...latencies))}, best ${ms(Math.min(...latencies))})`,
+    goal: `≤ ${FIRST_PAINT_GOAL_MS} ms`,
+    ok: m <= FIRST_PAINT_GOAL_MS,
+  }];
+}
+
+async function panelBody(page: Page): Promise<{ frame: FrameLocator; body: Locator }> {
+  const frame = await surfaceFrame(page, 'panel');
+  return { frame, body: frame.locator('body') };
+}
+
+/**
+ * Polls the probe in `target` until `pick` finds what it waits for, at most `capMs`. Also tracks
+ * how long the page went without answering: a page that does not answer has a busy main thread.
+ */
+async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | undefined, capMs: number): Promise<{ found?: T; record?: ProbeRecord; silentMs: number }> {
+  const deadline = Date.now() + capMs;
+  let lastAnswer = Date.now();
+  let longestSilence = 0;
+  let record: ProbeRecord | undefined;
+  while (Date.now() < deadline) {
+    const asked = Date.now();
+    record = await target.evaluate(readProbe, undefined, { timeout: Math.max(1000, deadline - Date.now()) }).catch(() => undefined);
+    if (record !== undefined) {
+      longestSilence = Math.max(longestSilence, asked - lastAnswer);
+      lastAnswer = Date.now();
+      const found = pick(record);
+      if (found !== undefined) return { found, record, silentMs: longestSilence };
+    }
+    await delay(50);
+  }
+  return { record, silentMs: Math.max(longestSilence, Date.now() - lastAnswer) };
+}
+
+function stallRow(thread: string, stall: { gap: number; task: number; tasks: number } | undefined, silentMs: number, goal: boolean): BenchRow {
+  const value = stall === undefined
+    ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
+    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
+  const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
+  return { name: `workbench: longest stall of the ${thread} main thread while it streams (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
+}
+
+/**
+ * The 10 MiB answer into the answer panel: last byte to final DOM, and both main threads' longest
+ * stall. Waits at most `BIG_CAP_MS` after the last byte; runs last, as a webview that has not
+ * finished by then may keep the browser busy until it closes.
+ */
+async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+  const { page } = workbench;
+  await updateSettings(workbench, BIG_NAME, { 'applicationQuery.output': 'panel' });
+  const { frame, body } = await panelBody(page);
+  const workbenchBody = page.locator('body');
+  await probe(body, { markers: false, done: true });
+  await probe(workbenchBody, { markers: false, done: false });
+  const before = timedRequests(workbench).length;
+  await queryFromPalette(page, BIG_NAME, 'Ten mebibytes, please');
+  const request = await nextAnswer(workbench, before, 120_000);
+  if (!request.body.includes(`"size":${BIG}`)) throw new Error(`the 10 MiB template was not in effect: ${request.body.slice(0, 200)}`);
+  const first = request.firstBodyByteAt ?? Number.NaN;
+  const last = request.lastBodyByteAt ?? Number.NaN;
+  const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
+  const name = `workbench: ${BIG / MiB} MiB markdown answer into the panel at full socket speed: last byte written → final DOM`;
+  const goal = `≤ ${FINAL_DOM_GOAL_MS} ms`;
+  if (seen.found === undefined || seen.record === undefined) {
+    return [
+      { name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false },
+      stallRow('webview (and workbench: one process)', undefined, seen.silentMs, true),
+    ];
+  }
+  const panel = seen.record;
+  const top = await read(workbenchBody);
+  const doneAt = panel.doneAt ?? Number.NaN;
+  const answer = frame.locator('[data-role="assistant"] .aq-answer').last();
+  const sections = await answer.locator('h2').count();
+  const expected = /Last section: (\d+)\./.exec(await answer.locator(':scope > p').last().textContent() ?? '')?.[1];
+  const complete = expected !== undefined && sections === Number(expected);
+  const lastToFinal = doneAt - last;
+  return [
+    {
+      name,
+      value: `${ms(lastToFinal)} (painted +${ms((panel.donePaintedAt ?? doneAt) - doneAt)}; socket wrote it in ${ms(last - first)}, first byte → final DOM ${ms(doneAt - first)}; ${sections} sections, complete ${String(complete)})`,
+      goal,
+      ok: lastToFinal <= FINAL_DOM_GOAL_MS && complete,
+    },
+    stallRow('webview', longestStall(panel, first, doneAt), seen.silentMs, true),
+    stallRow('workbench', longestStall(top, first, doneAt), seen.silentMs, true),
+  ];
+}
+
+/** The same answer into the output channel, for comparison: last byte to the footer in view, and the workbench's longest stall. */
+async function bigIntoChannel(workbench: Workbench): Promise<BenchRow[]> {
+  const { page } = workbench;
+  await updateSettings(workbench, CHANNEL_NAME, { 'applicationQuery.output': 'outputChannel' });
+  await showOutputChannel(page, 'Application Query');
+  const workbenchBody = page.locator('body');
+  await probe(workbenchBody, { markers: false, done: false, footer: BIG_FOOTER.source });
+  const before = timedRequests(workbench).length;
+  await queryFromPalette(page, CHANNEL_NAME, 'Ten mebibytes into the channel, please');
+  const request = await nextAnswer(workbench, before, 120_000);
+  const first = request.firstBodyByteAt ?? Number.NaN;
+  const last = request.lastBodyByteAt ?? Number.NaN;
+  const seen = await watch(workbenchBody, (record) => record.footerPaintedAt, BIG_CAP_MS);
+  const name = 'workbench: the same answer into the output channel: last byte written → footer "complete" in view';
+  if (seen.found === undefined || seen.record === undefined) {
+    return [{ name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})` }, stallRow('workbench (output channel)', undefined, seen.silentMs, false)];
+  }
+  const footerAt = seen.record.footerAt ?? Number.NaN;
+  return [
+    { name, value: `${ms(footerAt - last)} (socket wrote it in ${ms(last - first)}, first byte → footer ${ms(footerAt - first)})` },
+    stallRow('workbench (output channel)', longestStall(seen.record, first, footerAt), seen.silentMs, false),
+  ];
+}
+
+function load(): string {
+  return os.loadavg().map((n) => n.toFixed(1)).join(' / ');
+}
+
+/** Runs the workbench benchmark and returns its rows (prints nothing). */
+export async function runWorkbenchBench(): Promise<BenchRow[]> {
+  const loadBefore = load();
+  const workbench = await launchWorkbench({
+    version: '4.139.1',
+    serviceOptions: { quiet: true },
+    userSettings: { ...applicationsWith(APP.name, LATENCY_TEMPLATE), 'applicationQuery.output': 'panel' },
+  });
+  try {
+    const { page } = workbench;
+    await setApiKey(workbench, APP.name, APP.id);
+    const rows: BenchRow[] = [];
+
+    // The answer panel: asked from the palette; a finished panel of the application is reused.
+    const panel = async (): Promise<Locator> => (await panelBody(page)).body;
+    const panelLatencies = await firstPaints(workbench, panel, (question) => queryFromPalette(page, APP.name, question), async () => (await (await panel()).getAttribute('data-status')) === 'done');
+    rows.push(...latencyRows('answer panel', panelLatencies));
+
+    // The Chat view in the side bar: asked from its composer.
+    await openViewContainer(page, 'Application Query');
+    const chat = await surfaceFrame(page, 'chat');
+    await chat.locator('select#aq-application').selectOption(APP.id);
+    const input = chat.locator('textarea[aria-label="Ask the application"]');
+    const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), async (question) => {
+      await input.fill(question);
+      await input.press('Enter');
+    }, async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
+    rows.push(...latencyRows('Chat view', chatLatencies));
+
+    rows.push(...(await bigIntoChannel(workbench)));
+    rows.push(...(await bigIntoPanel(workbench)));
+    rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
+    return rows;
+  } finally {
+    await workbench.close();
+  }
+}
