@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { bundle, launchBrowser, LoopbackServer, randomPieces, webviewPage, type RendererGlobal } from './harness';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from './harness';
 import { longShapes } from './shapes';
 
 interface ProbeGlobal extends RendererGlobal {
@@ -70,7 +70,8 @@ describe('renderer streams long blocks in Chromium', function () {
   before(async () => {
     server = await LoopbackServer.start();
     server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
-    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'] }));
+    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'], styles: ['/webview.css'] }));
     browser = await launchBrowser();
     page = await browser.newPage();
     await page.goto(`${server.origin}/`);
@@ -160,12 +161,78 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  describe('the browser lays out only the new text: a long block grows in chunks, each a block of bounded size', () => {
+    const bound = 32 * 1024;
+    for (const [name, selector] of [
+      ['fence', '.aq-answer .aq-code code'],
+      ['plainFence', '.aq-answer .aq-code code'],
+      ['paragraph', '.aq-answer > p'],
+    ] as const) {
+      it(`${name}: while streaming and at the end, text outside chunks and in any one chunk stays under ${bound / 1024} KiB; chunks are blocks`, async () => {
+        const text = longShapes(256 * 1024, 3)[name];
+        const result = await page.evaluate(
+          ({ text, selector }) => {
+            const out = document.createElement('div');
+            out.className = 'aq-answer';
+            document.body.append(out);
+            const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+            const chunkClass = /code$/.test(selector) ? 'aq-code-chunk' : 'aq-text-chunk';
+            let loose = 0;
+            let largest = 0;
+            const look = (): void => {
+              const block = out.querySelector(selector);
+              for (const node of block?.childNodes ?? []) {
+                const size = node.textContent?.length ?? 0;
+                if (node instanceof Element && node.classList.contains(chunkClass)) {
+                  largest = Math.max(largest, size);
+                } else {
+                  loose += size;
+                }
+              }
+            };
+            let maxLoose = 0;
+            for (let at = 0; at < text.length; at += 997) {
+              renderer.append(text.slice(at, at + 997));
+              loose = 0;
+              look();
+              maxLoose = Math.max(maxLoose, loose);
+            }
+            renderer.finish();
+            loose = 0;
+            look();
+            const chunks = [...out.querySelectorAll(`.${chunkClass}`)];
+            const displays = [...new Set(chunks.map((chunk) => getComputedStyle(chunk).display))];
+            // A chunk of code ends with its line break, which must add no empty line.
+            const code = out.querySelector('.aq-code code');
+            let sameHeight = true;
+            if (code instanceof HTMLElement) {
+              const flat = code.cloneNode(false) as HTMLElement;
+              flat.textContent = code.textContent;
+              code.after(flat);
+              sameHeight = flat.getBoundingClientRect().height === code.getBoundingClientRect().height;
+              flat.remove();
+            }
+            out.remove();
+            return { maxLoose, endLoose: loose, largest, chunks: chunks.length, displays, sameHeight };
+          },
+          { text, selector },
+        );
+        const summary = JSON.stringify(result);
+        assert.ok(result.chunks >= 8, summary);
+        assert.deepEqual(result.displays, ['block'], summary);
+        assert.ok(result.maxLoose <= bound && result.largest <= bound, summary);
+        assert.equal(result.endLoose, 0, summary);
+        assert.ok(result.sameHeight, summary);
+      });
+    }
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');
       const out = document.createElement('div');
       out.innerHTML = window.AQ.renderMarkdownOnce('```javascript\n' + code + '\n```\n');
-      const spans = [...out.querySelectorAll('code span')];
+      const spans = [...out.querySelectorAll('code span[class^="hljs-"]')];
       const last = spans[spans.length - 1];
       const text = out.querySelector('code')?.textContent ?? '';
       const before = document.createRange();

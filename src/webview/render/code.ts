@@ -29,11 +29,19 @@ export const HIGHLIGHT_LIMIT = 128 * 1024;
 /**
  * highlight.js sees at most PIECE_BASE << PIECE_STEPS code units at once. A piece ends at the first
  * line end after 2, 4 or 8 KiB where the grammar is back at its top level (nothing open that spans
- * lines), or at 16 KiB whatever the state. The rule depends on the code alone, so a streamed block
+ * lines), or at 16 KiB whatever the state. Plain code (no language, or past the limit) is cut at the
+ * first line end after 8 KiB, or at 16 KiB. The rule depends on the code alone, so a streamed block
  * and a one-shot render cut the same pieces.
  */
 const PIECE_BASE = 2048;
 const PIECE_STEPS = 3;
+const PLAIN_STEP = PIECE_STEPS - 1;
+/**
+ * The pieces that end a line end a chunk: a block of its own (see `.aq-code-chunk` in webview.css),
+ * so that the browser lays out new code without laying out the whole block again.
+ */
+const CHUNK_OPEN = '<span class="aq-code-chunk">';
+const CHUNK_CLOSE = '</span>';
 const LANGUAGE_NAME = /^[\w#+.-]{1,40}$/;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
@@ -67,27 +75,45 @@ function isHighSurrogate(code: number): boolean {
  */
 export function codePiece(code: string, start: number, offset: number, language: string, complete: boolean): CodePiece | undefined {
   if (language === '' || offset + start >= HIGHLIGHT_LIMIT) {
-    return complete || start < code.length ? { end: code.length, html: escapeHtml(code.slice(start)) } : undefined;
+    const end = pieceEnd(code, start, PLAIN_STEP, complete);
+    return end === undefined ? undefined : { end, html: escapeHtml(code.slice(start, end)) };
   }
   const top = hljs.getLanguage(language);
   for (let step = 0; step < PIECE_STEPS; step++) {
-    const low = start + (PIECE_BASE << step);
-    const high = start + (PIECE_BASE << (step + 1));
-    const lineEnd = low < code.length ? code.indexOf('\n', low) : -1;
-    let end = lineEnd >= 0 && lineEnd < high ? lineEnd + 1 : -1;
-    if (end < 0) {
-      if (high > code.length) {
-        // Not decided yet: more code could still bring a line end (or this is the end).
-        return complete ? { end: code.length, html: highlightPiece(code.slice(start), language).value } : undefined;
-      }
-      end = isHighSurrogate(code.charCodeAt(high - 1)) ? high - 1 : high;
+    const end = pieceEnd(code, start, step, complete);
+    if (end === undefined) {
+      return undefined;
     }
     const result = highlightPiece(code.slice(start, end), language);
-    if (step === PIECE_STEPS - 1 || result.top === top) {
+    if (step === PIECE_STEPS - 1 || end === code.length || result.top === top) {
       return { end, html: result.value };
     }
   }
   return undefined;
+}
+
+/** Whether a piece ending at `end` ends a chunk (it ends a line, or the code). */
+function endsChunk(code: string, end: number): boolean {
+  return end === code.length || code.charCodeAt(end - 1) === 10;
+}
+
+/**
+ * Where a piece from `start` ends at `step`: after the first line end past PIECE_BASE << step, if
+ * there is one before twice that, else at twice that. Undefined while more code could change it,
+ * unless `complete` (then the code's end).
+ */
+function pieceEnd(code: string, start: number, step: number, complete: boolean): number | undefined {
+  const low = start + (PIECE_BASE << step);
+  const high = start + (PIECE_BASE << (step + 1));
+  const lineEnd = low < code.length ? code.indexOf('\n', low) : -1;
+  if (lineEnd >= 0 && lineEnd < high) {
+    return lineEnd + 1;
+  }
+  if (high > code.length) {
+    // Not decided yet: more code could still bring a line end (or this is the end).
+    return complete ? code.length : undefined;
+  }
+  return isHighSurrogate(code.charCodeAt(high - 1)) ? high - 1 : high;
 }
 
 function highlightPiece(code: string, language: string): { value: string; top: unknown } {
@@ -96,7 +122,7 @@ function highlightPiece(code: string, language: string): { value: string; top: u
   return { value: result.value, top: (result as { _top?: unknown })._top };
 }
 
-/** The markup of a whole code block: highlighted pieces up to the limit, plain text after. */
+/** The markup of a whole code block: highlighted pieces up to the limit, plain text after, in chunks. */
 export function highlightCode(code: string, language: string): string {
   let html = '';
   for (let start = 0; start < code.length; ) {
@@ -104,8 +130,13 @@ export function highlightCode(code: string, language: string): string {
     if (piece === undefined) {
       break;
     }
-    html += piece.html;
+    html += (chunkOpen(code, start) ? '' : CHUNK_OPEN) + piece.html + (endsChunk(code, piece.end) ? CHUNK_CLOSE : '');
     start = piece.end;
   }
   return html;
+}
+
+/** Whether a piece starting at `start` continues the chunk before it (that one did not end a line). */
+function chunkOpen(code: string, start: number): boolean {
+  return start > 0 && code.charCodeAt(start - 1) !== 10;
 }

@@ -139,6 +139,114 @@ export function renderInlinePiece(text: string, references: References): { html:
   return { html: md.renderer.renderInline(children, md.options, env), open };
 }
 
+/** A top-level paragraph's inline text is cut into chunks of at least this many code units. */
+const TEXT_CHUNK = 8192;
+const TEXT_CHUNK_OPEN = '<span class="aq-text-chunk">';
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a;
+}
+
+/** A piece of rendered inline text that ends a chunk. */
+export interface TextCut {
+  readonly end: number;
+  readonly html: string;
+}
+
+/**
+ * Cuts a long paragraph's inline text into chunks (each a block, see `.aq-text-chunk`) by a rule
+ * of the text alone, so that a streamed paragraph and a one-shot render cut the same chunks: a
+ * chunk ends before the first word that starts at least TEXT_CHUNK after the chunk's start, if the
+ * text before it leaves nothing open (then it renders alone as it does in the whole paragraph);
+ * otherwise the length it needs doubles (the checks cost a bounded multiple of the text).
+ */
+export class TextCutter {
+  /** Where the current chunk starts. */
+  start: number;
+  private span = TEXT_CHUNK;
+  /** Where the search for the next word start goes on. */
+  private scan: number;
+
+  constructor(start: number) {
+    this.start = start;
+    this.scan = start + TEXT_CHUNK;
+  }
+
+  /**
+   * The next chunk's end in `text`, knowing `text[i]` for every `i < known`: undefined while that
+   * is not decided (or there is none).
+   */
+  next(text: string, known: number, references: References): TextCut | undefined {
+    for (;;) {
+      let at = Math.max(this.scan, this.start + 1);
+      while (at < known && !(isSpace(text.charCodeAt(at - 1)) && !isSpace(text.charCodeAt(at)))) {
+        at++;
+      }
+      this.scan = at;
+      if (at >= known) {
+        return undefined;
+      }
+      const piece = renderInlinePiece(text.slice(this.start, at), references);
+      if (!piece.open) {
+        this.start = at;
+        this.span = TEXT_CHUNK;
+        this.scan = at + TEXT_CHUNK;
+        return { end: at, html: piece.html };
+      }
+      this.span = Math.max(2 * this.span, at + 1 - this.start);
+      this.scan = this.start + this.span;
+    }
+  }
+}
+
+/** Rendered inline text as one chunk of a paragraph. */
+export function textChunk(html: string): string {
+  return `${TEXT_CHUNK_OPEN}${html}</span>`;
+}
+
+md.renderer.rules.aq_text_chunk_open = () => TEXT_CHUNK_OPEN;
+md.renderer.rules.aq_text_chunk_close = () => '</span>';
+
+// A top-level paragraph longer than a chunk is rendered in chunks (see TextCutter): its inline
+// token is split into one inline token per chunk, each parsed alone, between chunk tags.
+md.core.ruler.before('inline', 'aq_text_chunks', (state) => {
+  const tokens = state.tokens;
+  for (let i = tokens.length - 2; i > 0; i--) {
+    const token = tokens[i];
+    if (token.type !== 'inline' || token.content.length <= TEXT_CHUNK || tokens[i - 1].type !== 'paragraph_open' || tokens[i - 1].level !== 0) {
+      continue;
+    }
+    const text = token.content;
+    const cutter = new TextCutter(0);
+    const ends: number[] = [];
+    for (let cut = cutter.next(text, text.length, state.env.references ?? {}); cut !== undefined; cut = cutter.next(text, text.length, state.env.references ?? {})) {
+      ends.push(cut.end);
+    }
+    if (ends.length === 0) {
+      continue;
+    }
+    ends.push(text.length);
+    const chunks: MdToken[] = [];
+    let from = 0;
+    for (const end of ends) {
+      const open = new state.Token('aq_text_chunk_open', 'span', 1);
+      // Hidden: the paragraph's tag is then followed by no line break, as before inline text.
+      open.hidden = true;
+      open.level = token.level;
+      const inline = new state.Token('inline', '', 0);
+      inline.content = text.slice(from, end);
+      inline.map = token.map;
+      inline.level = token.level + 1;
+      inline.children = [];
+      const close = new state.Token('aq_text_chunk_close', 'span', -1);
+      close.level = token.level;
+      chunks.push(open, inline, close);
+      from = end;
+    }
+    tokens.splice(i, 1, ...chunks);
+  }
+});
+
 const purify = DOMPurify(window);
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: [

@@ -8,6 +8,8 @@ import {
   renderTokens,
   sanitizeChildren,
   sanitizeToFragment,
+  textChunk,
+  TextCutter,
   type MdToken,
   type PieceParent,
   type References,
@@ -65,13 +67,7 @@ const LIVE_LIMIT = 32 * 1024;
 /** Highlighting of a streamed code block gets this much of a frame. */
 const HIGHLIGHT_BUDGET_MS = 6;
 const BLANK = /^[ \t]*$/;
-/** How far back from the end a paragraph is searched for a word start to freeze before. */
-const WORD_SCAN = 4096;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
-
-function isSpace(code: number): boolean {
-  return code === 0x20 || code === 0x09 || code === 0x0a;
-}
 
 /** Start offsets of every line of `text`; `complete` is how many of them end with a line break. */
 function lines(text: string): { starts: number[]; complete: number } {
@@ -105,8 +101,9 @@ function blockNodes(html: string): { nodes: ChildNode[]; fragment: DocumentFragm
 /**
  * A fenced code block. A line is final once the next one starts (unless it closes the fence), and
  * so is an unfinished line that can no longer become the closing fence. Final code appears at once
- * as plain text; highlighting catches up in pieces within a budget per frame (the pieces are cut
- * by a rule of the code alone, so the result equals a one-shot render).
+ * as plain text; it moves into chunks (highlighted, within a budget per frame) as soon as the piece
+ * it belongs to is decided. Pieces and chunks are cut by a rule of the code alone, so the result
+ * equals a one-shot render.
  */
 export class FenceStream implements BlockStream {
   readonly nodes: ChildNode[];
@@ -119,13 +116,15 @@ export class FenceStream implements BlockStream {
   private lineStart: number;
   /** How much of that line (after indentation is stripped) is already code. */
   private lineDone = 0;
-  /** Final code not highlighted yet, and where it starts in the block's code. */
+  /** Final code not in a chunk yet, and where it starts in the block's code. */
   private backlog = '';
   private backlogAt = 0;
   /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
   private stalledAt = -1;
-  /** Plain text nodes showing the backlog (and everything past the highlight limit), in order. */
+  /** Plain text nodes showing the backlog, in order. */
   private plain: Text[] = [];
+  /** The last chunk, while the pieces in it have not ended a line. */
+  private chunk: HTMLElement | undefined;
   /** The unfinished line that may still close the fence, shown as plain text for now. */
   private readonly live: Text;
 
@@ -147,7 +146,7 @@ export class FenceStream implements BlockStream {
   }
 
   get pending(): boolean {
-    return this.backlog !== '' && this.backlogAt < HIGHLIGHT_LIMIT && this.backlog.length !== this.stalledAt;
+    return this.backlog !== '' && this.backlog.length !== this.stalledAt;
   }
 
   /** A stream can start once the opening line is complete. */
@@ -186,7 +185,7 @@ export class FenceStream implements BlockStream {
       this.finish();
       return tail.length;
     }
-    this.highlight(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS, false);
+    this.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS, false);
     return 'open';
   }
 
@@ -217,63 +216,81 @@ export class FenceStream implements BlockStream {
     const node = document.createTextNode(text);
     this.code.insertBefore(node, this.live);
     this.plain.push(node);
-    if (this.language !== '' && this.backlogAt < HIGHLIGHT_LIMIT) {
-      this.backlog += text;
-    }
+    this.backlog += text;
   }
 
-  /** Highlights decided pieces of the backlog until `deadline`; `complete` also does the last one. */
-  private highlight(deadline: number, complete: boolean): void {
+  /**
+   * Moves decided pieces of the backlog into chunks; highlighting stops at `deadline` (plain pieces
+   * cost nothing and always move). `complete` also does the last piece.
+   */
+  private settle(deadline: number, complete: boolean): void {
     if (!complete && this.backlog.length === this.stalledAt) {
       return;
     }
     let start = 0;
     let stalled = false;
-    while (this.backlog.length > start && this.backlogAt + start < HIGHLIGHT_LIMIT && performance.now() < deadline) {
+    while (this.backlog.length > start) {
+      const highlighted = this.language !== '' && this.backlogAt + start < HIGHLIGHT_LIMIT;
+      if (highlighted && performance.now() >= deadline) {
+        break;
+      }
       const piece = codePiece(this.backlog, start, this.backlogAt, this.language, complete);
       if (piece === undefined) {
         stalled = true;
         break;
       }
-      this.replacePlain(piece.end - start, piece.html);
+      // Only a line end ends a chunk: the backlog's end is not the code's.
+      this.place(piece.end - start, highlighted ? piece.html : undefined, this.backlog.charCodeAt(piece.end - 1) === 10);
       start = piece.end;
     }
     this.backlog = this.backlog.slice(start);
     this.stalledAt = stalled ? this.backlog.length : -1;
     this.backlogAt += start;
-    if (this.backlogAt >= HIGHLIGHT_LIMIT) {
-      this.backlog = '';
-    }
   }
 
-  /** Replaces the first `length` code units of plain text with highlighted markup. */
-  private replacePlain(length: number, html: string): void {
+  /**
+   * Moves the first `length` code units of plain text into the last chunk: as highlighted markup
+   * (`html`), or as they are. `endsLine`: the next piece starts a new chunk.
+   */
+  private place(length: number, html: string | undefined, endsLine: boolean): void {
+    if (this.chunk === undefined) {
+      this.chunk = document.createElement('span');
+      this.chunk.className = 'aq-code-chunk';
+      this.code.insertBefore(this.chunk, this.plain[0] ?? this.live);
+    }
     let left = length;
     while (left > 0 && this.plain.length > 0) {
       const node = this.plain[0];
       if (node.length <= left) {
-        left -= node.length;
-        node.remove();
         this.plain.shift();
       } else {
         this.plain[0] = node.splitText(left);
+      }
+      left -= node.length;
+      if (html === undefined) {
+        this.chunk.append(node);
+      } else {
         node.remove();
-        left = 0;
       }
     }
-    this.code.insertBefore(sanitizeChildren(html, 'code'), this.plain[0] ?? this.live);
+    if (html !== undefined) {
+      this.chunk.append(sanitizeChildren(html, 'code'));
+    }
+    if (endsLine) {
+      this.chunk = undefined;
+    }
   }
 
   private finish(): void {
-    this.highlight(Number.POSITIVE_INFINITY, true);
+    this.settle(Number.POSITIVE_INFINITY, true);
     this.live.remove();
   }
 }
 
 /**
  * A paragraph. Lines are checked once the next line is complete (a table header needs the line
- * after it); the inline text is frozen in pieces that end before a word and leave nothing open
- * that later text could close, so the pieces render alone as they do in the whole paragraph.
+ * after it); the inline text is frozen in chunks cut by {@link TextCutter}, which render alone as
+ * they do in the whole paragraph and as a one-shot render cuts them.
  */
 export class ParagraphStream implements BlockStream {
   readonly nodes: ChildNode[];
@@ -281,8 +298,7 @@ export class ParagraphStream implements BlockStream {
   private readonly paragraph: HTMLElement;
   /** Tail offset of the paragraph's first non-space. */
   private readonly start: number;
-  /** Tail offset where the frozen inline text ends. */
-  private frozenEnd: number;
+  private readonly cutter: TextCutter;
   /** Tail offset of the first line not yet known to continue the paragraph. */
   private checkFrom = 0;
   /** The complete text already checked (tail offset after its last line break). */
@@ -290,8 +306,6 @@ export class ParagraphStream implements BlockStream {
   private liveNodes: ChildNode[] = [];
   /** The unfinished text is rendered again once it is this long (see LIVE_LIMIT). */
   private nextLiveAt = 0;
-  /** A freeze failed on this much unfinished text: try again when it has doubled. */
-  private failedAt = 0;
   private plain: Text | undefined;
   /** Line breaks seen so far: the text is searched up to `scanned`; the last complete line ends at `completeTo`. */
   private scanned = 0;
@@ -304,11 +318,16 @@ export class ParagraphStream implements BlockStream {
     private readonly host: StreamHost,
   ) {
     this.start = tail.length - tail.trimStart().length;
-    this.frozenEnd = this.start;
+    this.cutter = new TextCutter(this.start);
     const { nodes, fragment } = blockNodes('<p></p>\n');
     this.nodes = nodes;
     this.paragraph = fragment.firstChild as HTMLElement;
     container.appendChild(fragment);
+  }
+
+  /** Tail offset where the frozen inline text ends. */
+  private get frozenEnd(): number {
+    return this.cutter.start;
   }
 
   advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
@@ -329,7 +348,8 @@ export class ParagraphStream implements BlockStream {
       return this.close(tail, tail.length);
     }
     const limit = Math.max(this.checkFrom, this.firstLineEnd < 0 ? tail.length : this.firstLineEnd);
-    this.freeze(tail, limit);
+    // A chunk ends before a word whose first character is known to be in the paragraph.
+    this.freeze(tail, Math.min(limit, tail.length));
     this.renderLive(tail, tail.length, false);
     return 'open';
   }
@@ -354,42 +374,30 @@ export class ParagraphStream implements BlockStream {
     return undefined;
   }
 
-  /** Freezes the inline text before the last word that starts at or before `limit`, if it leaves nothing open. */
-  private freeze(tail: string, limit: number): void {
-    let split = Math.min(limit, tail.length - 1);
-    const floor = Math.max(this.frozenEnd, split - WORD_SCAN);
-    while (split > floor && !(isSpace(tail.charCodeAt(split - 1)) && !isSpace(tail.charCodeAt(split)))) {
-      split--;
-    }
-    const pending = tail.length - this.frozenEnd;
-    if (split <= floor || (pending > LIVE_LIMIT && pending < 2 * this.failedAt)) {
-      return;
-    }
-    const source = tail.slice(this.frozenEnd, split);
-    const piece = renderInlinePiece(source, this.host.references());
-    if (piece.open) {
-      this.failedAt = pending;
-      return;
-    }
-    this.failedAt = 0;
-    this.frozenEnd = split;
-    const before = this.liveNodes[0] ?? this.plain ?? null;
-    const placed = insert(this.paragraph, sanitizeChildren(piece.html, 'p'), before);
-    this.host.register({
-      parent: this.paragraph,
-      ...placed,
-      source: source.includes(']') ? source : undefined,
-      render: (text, references) => sanitizeChildren(renderInlinePiece(text, references).html, 'p'),
-      owner: this,
-    });
-    if (this.plain !== undefined) {
-      this.plain.remove();
-      this.plain = undefined;
-      this.nextLiveAt = 0;
+  /** Freezes every chunk decided by the text before `known` (text that continues the paragraph). */
+  private freeze(tail: string, known: number): void {
+    for (let from = this.frozenEnd, cut = this.cutter.next(tail, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(tail, known, this.host.references())) {
+      const source = tail.slice(from, cut.end);
+      const placed = insert(this.paragraph, sanitizeChildren(textChunk(cut.html), 'p'), this.liveNodes[0] ?? this.plain ?? null);
+      this.host.register({
+        parent: this.paragraph,
+        ...placed,
+        source: source.includes(']') ? source : undefined,
+        render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
+        owner: this,
+      });
+      if (this.plain !== undefined) {
+        this.plain.remove();
+        this.plain = undefined;
+        this.nextLiveAt = 0;
+      }
     }
   }
 
-  /** Shows the text after the frozen pieces: rendered, or as plain text while it is long and cannot be frozen. */
+  /**
+   * Shows the text after the frozen chunks: rendered (as the last chunk, once there are chunks and
+   * the paragraph is `final`), or as plain text while it is long and cannot be frozen.
+   */
   private renderLive(tail: string, end: number, final: boolean): void {
     const text = tail.slice(this.frozenEnd, end).trimEnd();
     if (!final && text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
@@ -409,7 +417,8 @@ export class ParagraphStream implements BlockStream {
       this.paragraph.append(this.plain);
       return;
     }
-    const fragment = sanitizeChildren(renderInlinePiece(text, this.host.references()).html, 'p');
+    const html = renderInlinePiece(text, this.host.references()).html;
+    const fragment = sanitizeChildren(final && this.frozenEnd > this.start ? textChunk(html) : html, 'p');
     this.liveNodes = Array.from(fragment.childNodes);
     this.paragraph.append(fragment);
   }
@@ -418,6 +427,8 @@ export class ParagraphStream implements BlockStream {
     if (end === 'abandon' || end < this.frozenEnd || end <= this.start) {
       return 'abandon';
     }
+    // The rest may hold more chunks: a one-shot render cuts them anywhere in the paragraph.
+    this.freeze(tail, this.frozenEnd + tail.slice(this.frozenEnd, end).trimEnd().length);
     this.renderLive(tail, end, true);
     return end;
   }
