@@ -10,7 +10,7 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
 import { delay, waitFor } from '../test/launch/util';
 import {
-  launchWorkbench, openViewContainer, queryFromPalette, runCommand, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
+  launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
 } from '../test/e2e/workbench';
 import type { BenchRow } from './core';
 
@@ -27,6 +27,8 @@ const LATENCY_TEMPLATE = { query: '${input}', delayMs: 250 };
 /** The request body for the 10 MiB runs: 64 KiB socket writes at full speed. */
 const BIG_TEMPLATE = { query: '${input}', delayMs: 250, size: BIG, chunkBytes: 64 * 1024 };
 const FIRST_PAINT_GOAL_MS = 50;
+/** How long after the answer was written the bench leaves the page alone before reading the probe. */
+const QUIET_MS = 400;
 const FINAL_DOM_GOAL_MS = 2000;
 const STALL_GOAL_MS = 100;
 /** How long the 10 MiB runs may take after the last byte before they count as not finished. */
@@ -218,10 +220,13 @@ async function firstPaints(workbench: Workbench, surface: () => Promise<Locator>
     const request = await nextAnswer(workbench, before);
     if (body !== undefined) {
       const marker = request.marker ?? '';
-      const mark = await waitFor(`${marker} to be painted`, async () => (await read(body)).marks[marker], 30_000, 20);
+      // The probe keeps the time; reading it (a CDP call into the page's main thread) waits until
+      // the answer has had time to paint, so the reading does not compete with what it measures.
+      await delay(QUIET_MS);
+      const mark = await waitFor(`${marker} to be painted`, async () => (await read(body)).marks[marker], 30_000, 100);
       latencies.push(mark.paintedAt - (request.firstBodyByteAt ?? Number.NaN));
     }
-    await waitFor('the answer to end', isDone, 30_000, 50);
+    await waitFor('the answer to end', isDone, 30_000, 100);
   }
   return latencies;
 }
@@ -236,6 +241,7 @@ async function askOnce(workbench: Workbench, ask: () => Promise<void>, before: n
   } catch (error) {
     if (timedRequests(workbench).length > before) return;
     console.error(`retrying a question the UI lost: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    await workbench.page.screenshot({ path: path.join(resultsDir(), 'workbench-bench-lost-question.png') }).catch(() => undefined);
     await workbench.page.keyboard.press('Escape');
     await delay(500);
     await ask();
