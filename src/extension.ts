@@ -31,6 +31,7 @@ export interface ExtensionParts {
   readonly runner: QueryRunner;
   readonly channel: AnswerChannel;
   readonly history: HistoryStore;
+  readonly current: CurrentApplication;
 }
 
 /** VS Code calls this once; everything it builds is disposed through `context.subscriptions`. */
@@ -63,7 +64,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
-  return { settings, keys, log, registry, runner, channel, history };
+  return { settings, keys, log, registry, runner, channel, history, current };
 }
 
 /** Nothing to do: every part is disposed through `context.subscriptions`. */

@@ -24,6 +24,40 @@ interface ServiceBase {
   readonly normalized: string;
 }
 
+/** The service as it is now, or undefined (after telling the user) when the base URL is not usable. */
+function serviceBase(settings: Settings): ServiceBase | undefined {
+  const base = settings.baseUrl();
+  if (!base.ok) {
+    void vscode.window.showErrorMessage(base.message, 'Open Settings').then((c) => {
+      if (c) {
+        void vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
+      }
+    });
+    return undefined;
+  }
+  return { origin: base.origin, normalized: base.normalized };
+}
+
+/**
+ * Set API Key… for one application: asks for the key (in a password box by default), stores it for
+ * the base URL's origin as it was when the flow started, and checks it there, even if the base URL
+ * changes while the box is open (the key is never sent to the new origin).
+ */
+export async function setApiKeyFlow(deps: KeyCommandDeps, app: ApplicationConfig, prompt: typeof promptForApiKey = promptForApiKey): Promise<void> {
+  const base = serviceBase(deps.settings);
+  if (!base) {
+    return;
+  }
+  const label = applicationLabel(app);
+  const key = await prompt(label, base.origin);
+  if (!key) {
+    return;
+  }
+  await deps.keys.set({ origin: base.origin, applicationId: app.id }, key);
+  deps.log.info(`API key stored for ${label} on ${base.origin}.`);
+  await checkKey(deps, base, app, label, key);
+}
+
 /** Registers Set API Key… and Remove API Key…. */
 export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyCommandDeps): void {
   const target = async (arg: unknown, title: string): Promise<ApplicationConfig | undefined> => {
@@ -34,43 +68,18 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
     return deps.current.pick({ title, always: true });
   };
 
-  /** The service as it is when a flow starts; the whole flow stays bound to it. */
-  const service = (): ServiceBase | undefined => {
-    const base = deps.settings.baseUrl();
-    if (!base.ok) {
-      void vscode.window.showErrorMessage(base.message, 'Open Settings').then((c) => {
-        if (c) {
-          void vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
-        }
-      });
-      return undefined;
-    }
-    return { origin: base.origin, normalized: base.normalized };
-  };
-
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.setApiKey, async (arg?: unknown) => {
-      const base = service();
-      if (!base) {
+      if (serviceBase(deps.settings) === undefined) {
         return;
       }
-      const serviceOrigin = base.origin;
       const app = await target(arg, 'Set API Key…');
-      if (!app) {
-        return;
+      if (app) {
+        await setApiKeyFlow(deps, app);
       }
-      const label = applicationLabel(app);
-      const key = await promptForApiKey(label, serviceOrigin);
-      if (!key) {
-        return;
-      }
-      await deps.keys.set({ origin: serviceOrigin, applicationId: app.id }, key);
-      deps.log.info(`API key stored for ${label} on ${serviceOrigin}.`);
-      // Checked against the service it was entered for, even if the base URL changed meanwhile.
-      await checkKey(deps, base, app, label, key);
     }),
     vscode.commands.registerCommand(Commands.removeApiKey, async (arg?: unknown) => {
-      const serviceOrigin = service()?.origin;
+      const serviceOrigin = serviceBase(deps.settings)?.origin;
       if (!serviceOrigin) {
         return;
       }

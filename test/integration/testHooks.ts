@@ -2,6 +2,7 @@ import type * as vscode from 'vscode';
 import type { QueryOutcome } from '../../src/core/outcome';
 import type { QueryInput } from '../../src/core/prepare';
 import { HistoryStore, type Exchange } from '../../src/core/history';
+import { setApiKeyFlow } from '../../src/commands/keyCommands';
 import { compose, type ExtensionParts } from '../../src/extension';
 import { historyStorage } from '../../src/history';
 import type { QuerySink } from '../../src/query/types';
@@ -21,6 +22,11 @@ export interface TestHooks {
    * does), or into nothing at all (a baseline for the benchmark: the pipeline without a sink).
    */
   runQueryInto(target: 'outputChannel' | 'nowhere', input: QueryInput): Promise<QueryOutcome>;
+  /**
+   * Set API Key… for `applicationId` with `key` typed into the password box, running `whilePrompting`
+   * while the box is open (e.g. to change the base URL meanwhile).
+   */
+  setApiKeyWhilePrompting(applicationId: string, key: string, whilePrompting: () => Promise<void>): Promise<void>;
   /** History as stored in the extension's global state (the JSON a reloaded window reads back). */
   storedHistory(): { json: string; reloaded: readonly Exchange[] };
 }
@@ -35,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): TestHooks {
 /** The product's `deactivate`. */
 export { deactivate } from '../../src/extension';
 
-function testHooks({ settings, keys, runner, channel }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
+function testHooks({ settings, keys, runner, channel, current, log }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
   const ref = (applicationId: string): { origin: string; applicationId: string } => {
     const base = settings.baseUrl();
     if (!base.ok) throw new Error(base.message);
@@ -53,6 +59,11 @@ function testHooks({ settings, keys, runner, channel }: ExtensionParts, context:
       return { text, outcome, statuses };
     },
     runQueryInto: (target, input) => runner.run(input, [target === 'outputChannel' ? channel.sink() : NOWHERE], { surface: 'command' }),
+    setApiKeyWhilePrompting: (applicationId, key, whilePrompting) =>
+      setApiKeyFlow({ settings, keys, current, log }, settings.resolve(applicationId) ?? { id: applicationId }, async () => {
+        await whilePrompting();
+        return key;
+      }),
     storedHistory: () => {
       const storage = historyStorage(context);
       // A new store over the same storage reads what a reloaded window would.
