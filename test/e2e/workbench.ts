@@ -833,6 +833,8 @@ async function lastChatRow(page: Page, selector: string): Promise<{ index: numbe
  * is virtual (only the rows in view exist, in any DOM order), so rows are found by their index.
  */
 export async function askNativeChat(page: Page, text: string): Promise<Locator> {
+  // Each test stands alone: open the Chat when an earlier test did not leave it open.
+  if (!(await nativeChatInput(page).isVisible())) await openNativeChat(page);
   const before = (await lastChatRow(page, '.interactive-request'))?.index ?? -1;
   await nativeChatInput(page).click();
   await page.keyboard.press('Control+A');
