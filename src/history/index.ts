@@ -67,7 +67,6 @@ export function registerHistory(context: vscode.ExtensionContext, deps: Omit<His
   const inspector = new Inspector(deps.history);
   for (const problem of deps.history.problems) deps.log.warn(`History: ${problem}`);
   context.subscriptions.push(
-    inspector,
     vscode.workspace.registerTextDocumentContentProvider(INSPECTOR_SCHEME, inspector),
     deps.runner.onExchange((exchange) => {
       deps.history.add(exchange).catch((error: unknown) => deps.log.error(`History could not record the exchange: ${error instanceof Error ? error.message : String(error)}`));

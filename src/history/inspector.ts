@@ -26,10 +26,7 @@ export function inspectorUri(exchange: Exchange): vscode.Uri {
  * the JSON body) and the response as received (status, headers, timings, the raw body up to the
  * recorded cap, the extracted text), as a read-only Markdown document.
  */
-export class Inspector implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
-  readonly onDidChange = this.changed.event;
-
+export class Inspector implements vscode.TextDocumentContentProvider {
   constructor(private readonly history: HistoryStore) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
@@ -44,9 +41,6 @@ export class Inspector implements vscode.TextDocumentContentProvider, vscode.Dis
     await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
   }
 
-  dispose(): void {
-    this.changed.dispose();
-  }
 }
 
 /** A code fence longer than any run of backticks in `text`, so the text can never close it. */
