@@ -24,7 +24,10 @@ for (const [name, definition] of Object.entries(languages)) {
   hljs.registerLanguage(name, definition);
 }
 
-/** Code past this many UTF-16 code units of one block is shown as plain text (highlighting is slow: ~1 MB/s). */
+/**
+ * A block's code is highlighted up to the end of the line that holds this many UTF-16 code units;
+ * the rest is plain text (highlighting is slow: ~1 MB/s). See {@link highlightEnd}.
+ */
 export const HIGHLIGHT_LIMIT = 128 * 1024;
 /**
  * highlight.js sees at most PIECE_BASE << PIECE_STEPS code units at once. A piece ends at the first
@@ -69,12 +72,22 @@ function isHighSurrogate(code: number): boolean {
 }
 
 /**
- * The next piece of `code` from `start` (`offset` is where `code` begins in the block, for the
- * limit). Returns undefined when the piece's end is not decided by the text there is, unless
- * `complete` (then the rest of the code is the last piece).
+ * Where highlighting ends in a block's code: after the line that holds its HIGHLIGHT_LIMIT-th code
+ * unit (or at the end): an offset into `code`, which starts `offset` into the block. Undefined
+ * while no line end says it yet.
  */
-export function codePiece(code: string, start: number, offset: number, language: string, complete: boolean): CodePiece | undefined {
-  if (language === '' || offset + start >= HIGHLIGHT_LIMIT) {
+export function highlightEnd(code: string, offset: number): number | undefined {
+  const lineEnd = code.indexOf('\n', Math.max(0, HIGHLIGHT_LIMIT - 1 - offset));
+  return lineEnd < 0 ? undefined : lineEnd + 1;
+}
+
+/**
+ * The next piece of `code` from `start`: highlighted as `language`, or plain if that is ''.
+ * Returns undefined when the piece's end is not decided by the text there is, unless `complete`
+ * (then the rest of the code is the last piece).
+ */
+export function codePiece(code: string, start: number, language: string, complete: boolean): CodePiece | undefined {
+  if (language === '') {
     const end = pieceEnd(code, start, PLAIN_STEP, complete);
     return end === undefined ? undefined : { end, html: escapeHtml(code.slice(start, end)) };
   }
@@ -122,11 +135,16 @@ function highlightPiece(code: string, language: string): { value: string; top: u
   return { value: result.value, top: (result as { _top?: unknown })._top };
 }
 
-/** The markup of a whole code block: highlighted pieces up to the limit, plain text after, in chunks. */
+/** The markup of a whole code block: highlighted pieces up to {@link highlightEnd}, plain text after, in chunks. */
 export function highlightCode(code: string, language: string): string {
+  const end = language === '' ? 0 : (highlightEnd(code, 0) ?? code.length);
+  return codeChunks(code.slice(0, end), language) + codeChunks(code.slice(end), '');
+}
+
+function codeChunks(code: string, language: string): string {
   let html = '';
   for (let start = 0; start < code.length; ) {
-    const piece = codePiece(code, start, 0, language, true);
+    const piece = codePiece(code, start, language, true);
     if (piece === undefined) {
       break;
     }

@@ -1,4 +1,6 @@
+import { Grouper, replacePlacement, type Placement } from './groups';
 import {
+  GROUP_SHELL,
   parseMarkdown,
   renderTokens,
   sanitizeToFragment,
@@ -6,7 +8,8 @@ import {
   type References,
   type RenderEnv,
 } from './markdown';
-import { ContainerStream, FenceStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
+import { FenceStream } from './fence';
+import { ContainerStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -78,17 +81,22 @@ function squash(text: string): string {
   return text.toLowerCase().toUpperCase().replace(/[\s>]+/g, '');
 }
 
-function insertFragment(container: Node, fragment: DocumentFragment, before: Node | null): { first: ChildNode | null; count: number } {
-  const first = fragment.firstChild;
-  const count = fragment.childNodes.length;
-  container.insertBefore(fragment, before);
-  return { first, count };
-}
-
 /** Renders markdown text into sanitized nodes (a frozen top-level chunk's renderer). */
 function renderBlocks(source: string, references: References): DocumentFragment {
   const env: RenderEnv = { references: { ...references } };
-  return sanitizeToFragment(renderTokens(parseMarkdown(source, env), env));
+  return sanitizeToFragment(renderTokens(parseMarkdown(source, env, 'blocks'), env));
+}
+
+/** The answer's top-level blocks, grouped (see groups.ts). */
+function blockGrouper(container: HTMLElement): Grouper {
+  return new Grouper({
+    root: container,
+    addGroup: () => {
+      const nodes = Array.from(sanitizeToFragment(GROUP_SHELL).childNodes);
+      container.append(...nodes);
+      return { into: nodes[0] as Element, nodes };
+    },
+  });
 }
 
 /**
@@ -111,7 +119,9 @@ export class IncrementalRenderer {
   private refs: References = {};
   private refsSignature = '{}';
   private chunks: FrozenChunk[] = [];
-  private tailNodes: ChildNode[] = [];
+  /** Places the top-level blocks. */
+  private blocks: Grouper;
+  private tailPlacement: Placement = [];
   private tailHtml = '';
   private renderedLength = -1;
   private window = BASE_WINDOW;
@@ -128,6 +138,7 @@ export class IncrementalRenderer {
     seeReferences: (references) => void this.applyReferences(references),
     references: () => this.refs,
     register: (chunk) => void this.chunks.push(chunk),
+    place: (fragment) => this.blocks.append(fragment),
   };
 
   constructor(
@@ -135,6 +146,7 @@ export class IncrementalRenderer {
     private readonly options: RendererOptions = {},
   ) {
     this.schedule = options.scheduleFrame ?? defaultSchedule;
+    this.blocks = blockGrouper(container);
   }
 
   /** How many UTF-16 code units have been received. */
@@ -173,13 +185,14 @@ export class IncrementalRenderer {
     this.refs = {};
     this.refsSignature = '{}';
     this.chunks = [];
-    this.tailNodes = [];
+    this.tailPlacement = [];
     this.tailHtml = '';
     this.renderedLength = -1;
     this.window = BASE_WINDOW;
     this.stream = undefined;
     this.regrowAt = 0;
     this.container.replaceChildren();
+    this.blocks = blockGrouper(this.container);
     this.update(true, false);
   }
 
@@ -259,15 +272,13 @@ export class IncrementalRenderer {
       return;
     }
     if (result === 'abandon') {
-      for (const node of stream.nodes) {
-        node.remove();
-      }
+      this.blocks.remove(stream.placement);
       this.chunks = this.chunks.filter((chunk) => chunk.owner !== stream);
       // Rendered as a whole from now on, less often as it grows.
       this.regrowAt = -1;
       return;
     }
-    this.chunks.push({ parent: this.container, first: stream.nodes[0] ?? null, count: stream.nodes.length, source: undefined, render: renderBlocks });
+    this.chunks.push({ placement: stream.placement, source: undefined, render: renderBlocks });
     this.tail = this.tail.slice(result);
     this.regrowAt = 0;
     this.window = BASE_WINDOW;
@@ -278,7 +289,7 @@ export class IncrementalRenderer {
     const complete = end === this.tail.length;
     const tail = complete ? this.tail : this.tail.slice(0, end);
     const env: RenderEnv = { references: { ...this.frozenRefs } };
-    const tokens = parseMarkdown(tail, env);
+    const tokens = parseMarkdown(tail, env, 'blocks');
     const starts = lineStarts(tail);
     const boundary = findBoundary(tokens, tail, starts);
     let changed = this.applyReferences(env.references ?? {});
@@ -288,8 +299,8 @@ export class IncrementalRenderer {
       this.regrowAt = 0;
       this.removeTail();
       const chunkText = tail.slice(0, boundary.offset);
-      const inserted = insertFragment(this.container, sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)), null);
-      this.chunks.push({ parent: this.container, ...inserted, source: chunkText.includes(']') ? chunkText : undefined, render: renderBlocks });
+      const placement = this.blocks.append(sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)));
+      this.chunks.push({ placement, source: chunkText.includes(']') ? chunkText : undefined, render: renderBlocks });
       if (chunkText.includes(']:')) {
         this.learnReferences(chunkText);
       }
@@ -310,9 +321,7 @@ export class IncrementalRenderer {
     const html = renderTokens(tailTokens, env);
     if (html !== this.tailHtml || boundary !== undefined) {
       this.removeTail();
-      const fragment = sanitizeToFragment(html);
-      this.tailNodes = Array.from(fragment.childNodes);
-      this.container.append(fragment);
+      this.tailPlacement = this.blocks.append(sanitizeToFragment(html));
       this.tailHtml = html;
       changed = true;
     }
@@ -342,12 +351,12 @@ export class IncrementalRenderer {
     const offset = this.tail.length - rest.length + starts[startLine];
     let stream: BlockStream | undefined;
     if (first.type === 'fence' && FenceStream.canStart(block)) {
-      stream = new FenceStream(this.container, block, first);
+      stream = new FenceStream(this.host, block, first);
     } else if (first.type === 'paragraph_open') {
-      stream = new ParagraphStream(this.container, block, this.host);
+      stream = new ParagraphStream(this.host, block);
     } else {
-      const shifted = offset === 0 && startLine === 0 ? tokens : parseMarkdown(block, { references: { ...this.frozenRefs } });
-      stream = ContainerStream.create(this.container, block, shifted, this.host);
+      const shifted = offset === 0 && startLine === 0 ? tokens : parseMarkdown(block, { references: { ...this.frozenRefs } }, 'blocks');
+      stream = ContainerStream.create(block, shifted, this.host);
     }
     if (stream === undefined) {
       return false;
@@ -359,10 +368,8 @@ export class IncrementalRenderer {
   }
 
   private removeTail(): void {
-    for (const node of this.tailNodes) {
-      node.remove();
-    }
-    this.tailNodes = [];
+    this.blocks.remove(this.tailPlacement);
+    this.tailPlacement = [];
     this.tailHtml = '';
   }
 
@@ -405,17 +412,7 @@ export class IncrementalRenderer {
       if (!labels.some((label) => text.includes(label))) {
         continue;
       }
-      let last = chunk.first;
-      for (let n = 1; last !== null && n < chunk.count; n++) {
-        last = last.nextSibling;
-      }
-      const next = last?.nextSibling ?? null;
-      for (let node = chunk.first, n = 0; node !== null && n < chunk.count; n++) {
-        const following = node.nextSibling;
-        node.remove();
-        node = following;
-      }
-      Object.assign(chunk, insertFragment(chunk.parent, chunk.render(chunk.source, after), next));
+      chunk.placement = replacePlacement(chunk.placement, chunk.render(chunk.source, after));
       changed = true;
     }
     return changed;

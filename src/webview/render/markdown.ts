@@ -1,6 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import DOMPurify from 'dompurify';
 import { codeLanguage, highlightCode } from './code';
+import { GROUP_SIZE } from './groups';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;
@@ -247,6 +248,94 @@ md.core.ruler.before('inline', 'aq_text_chunks', (state) => {
   }
 });
 
+/**
+ * What a parse is for. A whole answer (undefined) is grouped everywhere (see groups.ts). A run of
+ * top-level blocks ('blocks') is placed by the renderer's own grouper, so its top level is not
+ * grouped; nor, in a piece of a top-level container ('container'), are that container's children.
+ */
+export type ParsePiece = 'blocks' | 'container';
+
+const GROUP_OPEN = '<div class="aq-group">';
+const GROUP_CLOSE = '</div>\n';
+/** A group of blocks or list items, empty: what the renderer adds when a group starts. */
+export const GROUP_SHELL = GROUP_OPEN + GROUP_CLOSE;
+/** A table grouped in several bodies: each is laid out apart, with fixed, equal columns. */
+export const LONG_TABLE = 'aq-table-long';
+/** An empty table body as markdown-it renders one (the open tag ends its line, as before rows). */
+export const TABLE_BODY_SHELL = '<tbody>\n</tbody>\n';
+md.renderer.rules.aq_group_open = () => GROUP_OPEN;
+md.renderer.rules.aq_group_close = () => GROUP_CLOSE;
+
+/** The containers whose children are grouped, and which of their tokens open a child. */
+const GROUPED: Readonly<Record<string, { readonly child: string | undefined; readonly depth: number }>> = {
+  bullet_list_open: { child: 'list_item_open', depth: 1 },
+  ordered_list_open: { child: 'list_item_open', depth: 1 },
+  blockquote_open: { child: undefined, depth: 1 },
+  table_open: { child: 'tr_open', depth: 2 },
+};
+
+interface GroupFrame {
+  /** The container's level (-1: the answer itself). */
+  readonly level: number;
+  readonly child: string | undefined;
+  readonly childLevel: number;
+  /** Tables: the opening token (it gets LONG_TABLE), and whether the body has begun (header rows do not count). */
+  readonly table: MdToken | undefined;
+  body: boolean;
+  count: number;
+  open: boolean;
+}
+
+md.core.ruler.push('aq_groups', (state) => {
+  const piece = (state.env as { aqPiece?: ParsePiece }).aqPiece;
+  const make = (type: string, tag: string, nesting: 1 | 0 | -1, level: number): MdToken => {
+    const token = new state.Token(type, tag, nesting);
+    token.level = level;
+    token.block = true;
+    return token;
+  };
+  const out: MdToken[] = [];
+  const stack: GroupFrame[] = piece === undefined ? [{ level: -1, child: undefined, childLevel: 0, table: undefined, body: true, count: 0, open: false }] : [];
+  for (const token of state.tokens) {
+    const frame = stack[stack.length - 1];
+    if (frame !== undefined && token.nesting === -1 && token.level === frame.level) {
+      if (frame.open) {
+        out.push(make('aq_group_close', 'div', -1, frame.childLevel));
+      }
+      stack.pop();
+    } else if (frame?.table !== undefined && token.type === 'tbody_open' && token.level === frame.level + 1) {
+      frame.body = true;
+    } else if (frame !== undefined && frame.body && token.level === frame.childLevel && token.nesting !== -1 && (frame.child === undefined || token.type === frame.child)) {
+      const index = frame.count++;
+      if (index >= GROUP_SIZE && (index - GROUP_SIZE) % GROUP_SIZE === 0) {
+        if (frame.table !== undefined) {
+          out.push(make('tbody_close', 'tbody', -1, frame.level + 1), make('tbody_open', 'tbody', 1, frame.level + 1));
+          if (index === GROUP_SIZE) {
+            frame.table.attrJoin('class', LONG_TABLE);
+          }
+        } else {
+          if (frame.open) {
+            out.push(make('aq_group_close', 'div', -1, frame.childLevel));
+          }
+          out.push(make('aq_group_open', 'div', 1, frame.childLevel));
+          frame.open = true;
+        }
+      }
+    }
+    out.push(token);
+    const grouped = GROUPED[token.type];
+    if (grouped !== undefined && !(piece === 'container' && token.level === 0)) {
+      const table = token.type === 'table_open' ? token : undefined;
+      stack.push({ level: token.level, child: grouped.child, childLevel: token.level + grouped.depth, table, body: table === undefined, count: 0, open: false });
+    }
+  }
+  // The answer itself has no closing token.
+  if (stack[0]?.level === -1 && stack[0].open) {
+    out.push(make('aq_group_close', 'div', -1, 0));
+  }
+  state.tokens = out;
+});
+
 const purify = DOMPurify(window);
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: [
@@ -276,9 +365,12 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
 });
 
-/** Parses markdown into block tokens, collecting reference definitions into `env`. */
-export function parseMarkdown(text: string, env: RenderEnv): MdToken[] {
-  return md.parse(text, env);
+/**
+ * Parses markdown into block tokens, collecting reference definitions into `env`. `piece` says
+ * which children a grouper places instead (see {@link ParsePiece}).
+ */
+export function parseMarkdown(text: string, env: RenderEnv, piece?: ParsePiece): MdToken[] {
+  return md.parse(text, piece === undefined ? env : Object.assign(env, { aqPiece: piece }));
 }
 
 /** Parses the block structure only (no inline parsing): for deciding where blocks end. Text must be normalized. */
@@ -304,7 +396,7 @@ export function sanitizeToFragment(html: string): DocumentFragment {
 }
 
 /** The parent element a piece of rendered markup belongs in, for parsing it in context. */
-export type PieceParent = 'ul' | 'tbody' | 'blockquote' | 'p' | 'code';
+export type PieceParent = 'ul' | 'table' | 'tbody' | 'blockquote' | 'p' | 'code';
 
 /** Sanitizes markup that belongs inside a `parent` element; returns the nodes that go in it. */
 export function sanitizeChildren(html: string, parent: PieceParent): DocumentFragment {

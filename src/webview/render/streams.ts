@@ -1,9 +1,10 @@
-import { codeLanguage, codePiece, HIGHLIGHT_LIMIT } from './code';
+import { Grouper, replacePlacement, type Group, type Placement } from './groups';
 import {
-  fenceInfo,
+  GROUP_SHELL,
+  LONG_TABLE,
+  TABLE_BODY_SHELL,
   parseBlocks,
   parseMarkdown,
-  renderCodeShell,
   renderInlinePiece,
   renderTokens,
   sanitizeChildren,
@@ -16,11 +17,9 @@ import {
   type RenderEnv,
 } from './markdown';
 
-/** Rendered text that is final: nodes `first` and the `count - 1` after it, under `parent`. */
+/** Rendered text that is final, and where its nodes are. */
 export interface FrozenChunk {
-  readonly parent: Node;
-  first: ChildNode | null;
-  count: number;
+  placement: Placement;
   /** Kept only when the text has a `]`, i.e. could use a reference definition that arrives later. */
   readonly source: string | undefined;
   /** Renders `source` again (with new definitions) into the nodes that replace the chunk's. */
@@ -41,6 +40,8 @@ export interface StreamHost {
   references(): References;
   /** Records a frozen piece, so that a later definition can render it again. */
   register(chunk: FrozenChunk): void;
+  /** Appends a stream's block (its nodes) to the answer. */
+  place(fragment: DocumentFragment): Placement;
 }
 
 /**
@@ -51,8 +52,8 @@ export type StreamResult = 'open' | 'abandon' | number;
 
 /** How a long open block is rendered as it streams: its finished parts once, the rest bounded. */
 export interface BlockStream {
-  /** The block's top-level nodes (under the renderer's container). */
-  readonly nodes: readonly ChildNode[];
+  /** Where the block's top-level nodes went. */
+  readonly placement: Placement;
   /** Work is left (highlighting) that later frames do even if no text comes. */
   readonly pending: boolean;
   /**
@@ -64,8 +65,6 @@ export interface BlockStream {
 
 /** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
 const LIVE_LIMIT = 32 * 1024;
-/** Highlighting of a streamed code block gets this much of a frame. */
-const HIGHLIGHT_BUDGET_MS = 6;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -78,12 +77,12 @@ function lines(text: string): { starts: number[]; complete: number } {
   return { starts, complete: starts.length - 1 };
 }
 
-/** Inserts `fragment` before `before` under `parent`; returns its first node and node count. */
-function insert(parent: Node, fragment: DocumentFragment, before: Node | null): { first: ChildNode | null; count: number } {
+/** Inserts `fragment` before `before` under `parent`; returns where it went. */
+function insert(parent: Node, fragment: DocumentFragment, before: Node | null): Placement {
   const first = fragment.firstChild;
   const count = fragment.childNodes.length;
   parent.insertBefore(fragment, before);
-  return { first, count };
+  return first === null ? [] : [{ parent, first, count }];
 }
 
 function removeAll(nodes: readonly ChildNode[]): void {
@@ -92,199 +91,11 @@ function removeAll(nodes: readonly ChildNode[]): void {
   }
 }
 
-/** The nodes of a sanitized block (the block's element and the line break after it). */
-function blockNodes(html: string): { nodes: ChildNode[]; fragment: DocumentFragment } {
+/** Places a sanitized block (its element and the line break after it); returns its element and where it went. */
+export function placeBlock(host: StreamHost, html: string): { element: Element | null; placement: Placement } {
   const fragment = sanitizeToFragment(html);
-  return { nodes: Array.from(fragment.childNodes), fragment };
-}
-
-/**
- * A fenced code block. A line is final once the next one starts (unless it closes the fence), and
- * so is an unfinished line that can no longer become the closing fence. Final code appears at once
- * as plain text; it moves into chunks (highlighted, within a budget per frame) as soon as the piece
- * it belongs to is decided. Pieces and chunks are cut by a rule of the code alone, so the result
- * equals a one-shot render.
- */
-export class FenceStream implements BlockStream {
-  readonly nodes: ChildNode[];
-  private readonly code: HTMLElement;
-  private readonly closer: RegExp;
-  private readonly mayClose: RegExp;
-  private readonly indent: number;
-  private readonly language: string;
-  /** Tail offset of the first line not yet finished with. */
-  private lineStart: number;
-  /** How much of that line (after indentation is stripped) is already code. */
-  private lineDone = 0;
-  /** Final code not in a chunk yet, and where it starts in the block's code. */
-  private backlog = '';
-  private backlogAt = 0;
-  /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
-  private stalledAt = -1;
-  /** Plain text nodes showing the backlog, in order. */
-  private plain: Text[] = [];
-  /** The last chunk, while the pieces in it have not ended a line. */
-  private chunk: HTMLElement | undefined;
-  /** The unfinished line that may still close the fence, shown as plain text for now. */
-  private readonly live: Text;
-
-  constructor(container: Node, tail: string, token: MdToken) {
-    const info = fenceInfo(token);
-    const marker = token.markup.charAt(0) === '~' ? '~' : '`';
-    this.closer = new RegExp(`^ {0,3}${marker}{${token.markup.length},}[ \\t]*$`);
-    this.mayClose = new RegExp(`^ {0,3}${marker}*[ \\t]*$`);
-    this.indent = /^ */.exec(tail)?.[0].length ?? 0;
-    this.language = codeLanguage(info).highlight;
-    this.lineStart = tail.indexOf('\n') + 1;
-    const { nodes, fragment } = blockNodes(renderCodeShell(info));
-    this.nodes = nodes;
-    const code = fragment.querySelector('pre > code');
-    this.code = code instanceof HTMLElement ? code : document.createElement('code');
-    this.live = document.createTextNode('');
-    this.code.append(this.live);
-    container.appendChild(fragment);
-  }
-
-  get pending(): boolean {
-    return this.backlog !== '' && this.backlog.length !== this.stalledAt;
-  }
-
-  /** A stream can start once the opening line is complete. */
-  static canStart(tail: string): boolean {
-    return tail.includes('\n');
-  }
-
-  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
-    let added = '';
-    for (let end = tail.indexOf('\n', this.lineStart); end >= 0; end = tail.indexOf('\n', this.lineStart)) {
-      const line = tail.slice(this.lineStart, end);
-      if (this.lineDone === 0 && this.closer.test(line)) {
-        this.addCode(added);
-        this.finish();
-        return end + 1;
-      }
-      added += this.stripIndent(line).slice(this.lineDone) + '\n';
-      this.lineStart = end + 1;
-      this.lineDone = 0;
-    }
-    const rest = tail.slice(this.lineStart);
-    const closes = this.lineDone === 0 && this.closer.test(rest);
-    if (complete || (this.lineDone > 0 || !this.mayClose.test(rest))) {
-      if (!closes) {
-        const code = this.stripIndent(rest);
-        added += code.slice(this.lineDone);
-        this.lineDone = code.length;
-      }
-      this.live.data = '';
-    } else {
-      // Shown as it is for now; a one-shot render of this much text could also close the fence here.
-      this.live.data = closes ? '' : this.stripIndent(rest);
-    }
-    this.addCode(added);
-    if (complete) {
-      this.finish();
-      return tail.length;
-    }
-    this.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS, false);
-    return 'open';
-  }
-
-  /** Strips the opening fence's indentation from a code line, as markdown-it does (tabs to columns). */
-  private stripIndent(line: string): string {
-    if (this.indent === 0) {
-      return line;
-    }
-    let column = 0;
-    let i = 0;
-    for (; i < line.length && column < this.indent; i++) {
-      const code = line.charCodeAt(i);
-      if (code === 0x20) {
-        column++;
-      } else if (code === 0x09) {
-        column += 4 - (column % 4);
-      } else {
-        break;
-      }
-    }
-    return column > this.indent ? ' '.repeat(column - this.indent) + line.slice(i) : line.slice(i);
-  }
-
-  private addCode(text: string): void {
-    if (text === '') {
-      return;
-    }
-    const node = document.createTextNode(text);
-    this.code.insertBefore(node, this.live);
-    this.plain.push(node);
-    this.backlog += text;
-  }
-
-  /**
-   * Moves decided pieces of the backlog into chunks; highlighting stops at `deadline` (plain pieces
-   * cost nothing and always move). `complete` also does the last piece.
-   */
-  private settle(deadline: number, complete: boolean): void {
-    if (!complete && this.backlog.length === this.stalledAt) {
-      return;
-    }
-    let start = 0;
-    let stalled = false;
-    while (this.backlog.length > start) {
-      const highlighted = this.language !== '' && this.backlogAt + start < HIGHLIGHT_LIMIT;
-      if (highlighted && performance.now() >= deadline) {
-        break;
-      }
-      const piece = codePiece(this.backlog, start, this.backlogAt, this.language, complete);
-      if (piece === undefined) {
-        stalled = true;
-        break;
-      }
-      // Only a line end ends a chunk: the backlog's end is not the code's.
-      this.place(piece.end - start, highlighted ? piece.html : undefined, this.backlog.charCodeAt(piece.end - 1) === 10);
-      start = piece.end;
-    }
-    this.backlog = this.backlog.slice(start);
-    this.stalledAt = stalled ? this.backlog.length : -1;
-    this.backlogAt += start;
-  }
-
-  /**
-   * Moves the first `length` code units of plain text into the last chunk: as highlighted markup
-   * (`html`), or as they are. `endsLine`: the next piece starts a new chunk.
-   */
-  private place(length: number, html: string | undefined, endsLine: boolean): void {
-    if (this.chunk === undefined) {
-      this.chunk = document.createElement('span');
-      this.chunk.className = 'aq-code-chunk';
-      this.code.insertBefore(this.chunk, this.plain[0] ?? this.live);
-    }
-    let left = length;
-    while (left > 0 && this.plain.length > 0) {
-      const node = this.plain[0];
-      if (node.length <= left) {
-        this.plain.shift();
-      } else {
-        this.plain[0] = node.splitText(left);
-      }
-      left -= node.length;
-      if (html === undefined) {
-        this.chunk.append(node);
-      } else {
-        node.remove();
-      }
-    }
-    if (html !== undefined) {
-      this.chunk.append(sanitizeChildren(html, 'code'));
-    }
-    if (endsLine) {
-      this.chunk = undefined;
-    }
-  }
-
-  private finish(): void {
-    this.settle(Number.POSITIVE_INFINITY, true);
-    this.live.remove();
-  }
+  const element = fragment.firstElementChild;
+  return { element, placement: host.place(fragment) };
 }
 
 /**
@@ -293,7 +104,7 @@ export class FenceStream implements BlockStream {
  * they do in the whole paragraph and as a one-shot render cuts them.
  */
 export class ParagraphStream implements BlockStream {
-  readonly nodes: ChildNode[];
+  readonly placement: Placement;
   readonly pending = false;
   private readonly paragraph: HTMLElement;
   /** Tail offset of the paragraph's first non-space. */
@@ -313,16 +124,14 @@ export class ParagraphStream implements BlockStream {
   private firstLineEnd = -1;
 
   constructor(
-    container: Node,
-    tail: string,
     private readonly host: StreamHost,
+    tail: string,
   ) {
     this.start = tail.length - tail.trimStart().length;
     this.cutter = new TextCutter(this.start);
-    const { nodes, fragment } = blockNodes('<p></p>\n');
-    this.nodes = nodes;
-    this.paragraph = fragment.firstChild as HTMLElement;
-    container.appendChild(fragment);
+    const { element, placement } = placeBlock(host, '<p></p>\n');
+    this.placement = placement;
+    this.paragraph = element instanceof HTMLElement ? element : document.createElement('p');
   }
 
   /** Tail offset where the frozen inline text ends. */
@@ -378,10 +187,8 @@ export class ParagraphStream implements BlockStream {
   private freeze(tail: string, known: number): void {
     for (let from = this.frozenEnd, cut = this.cutter.next(tail, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(tail, known, this.host.references())) {
       const source = tail.slice(from, cut.end);
-      const placed = insert(this.paragraph, sanitizeChildren(textChunk(cut.html), 'p'), this.liveNodes[0] ?? this.plain ?? null);
       this.host.register({
-        parent: this.paragraph,
-        ...placed,
+        placement: insert(this.paragraph, sanitizeChildren(textChunk(cut.html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
         source: source.includes(']') ? source : undefined,
         render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
         owner: this,
@@ -434,6 +241,23 @@ export class ParagraphStream implements BlockStream {
   }
 }
 
+/** Appends an empty group (`html`, parsed inside a `parent`) to `host`. */
+function appendGroup(host: Element, html: string, parent: PieceParent): Group {
+  const fragment = sanitizeChildren(html, parent);
+  const nodes = Array.from(fragment.childNodes);
+  const into = fragment.firstElementChild ?? host;
+  host.append(fragment);
+  return { into, nodes };
+}
+
+/** Marks a table as grouped in several bodies, or not (the class attribute goes when it is empty, as in a one-shot render). */
+function setLongTable(table: Element, long: boolean): void {
+  table.classList.toggle(LONG_TABLE, long);
+  if (table.classList.length === 0) {
+    table.removeAttribute('class');
+  }
+}
+
 /** The container blocks a {@link ContainerStream} handles, by the token that opens them. */
 const CONTAINERS: Readonly<Record<string, { readonly parent: PieceParent; readonly child: string; readonly level: number }>> = {
   bullet_list_open: { parent: 'ul', child: 'list_item_open', level: 1 },
@@ -471,7 +295,7 @@ function closeOf(tokens: readonly MdToken[], open: number): number {
  * after a blank quoted line. Finished children are rendered once into the container element.
  */
 export class ContainerStream implements BlockStream {
-  readonly nodes: ChildNode[];
+  readonly placement: Placement;
   readonly pending = false;
   private readonly element: Element;
   private readonly open: string;
@@ -480,7 +304,9 @@ export class ContainerStream implements BlockStream {
   private readonly prefix: string;
   /** Tail offset of the first unfinished child. */
   private anchor: number;
-  private liveNodes: ChildNode[] = [];
+  /** Places the children: lists' items and quotes' blocks in groups, tables' rows in more bodies. */
+  private readonly placer: Grouper;
+  private livePlacement: Placement = [];
   private nextParseAt = 0;
   /** Lists: loose once any part of the list says so (then every item has paragraphs). */
   private loose = false;
@@ -490,7 +316,7 @@ export class ContainerStream implements BlockStream {
   private cellsAdded = 0;
   private columns = 0;
 
-  private constructor(container: Node, tail: string, tokens: readonly MdToken[], private readonly host: StreamHost) {
+  private constructor(tail: string, tokens: readonly MdToken[], private readonly host: StreamHost) {
     this.open = tokens[0].type;
     this.shape = CONTAINERS[this.open];
     const close = closeOf(tokens, 0);
@@ -509,20 +335,35 @@ export class ContainerStream implements BlockStream {
       this.anchor = 0;
       html = renderTokens([tokens[0]], {}) + renderTokens([tokens[close]], {});
     }
-    const { nodes, fragment } = blockNodes(html);
-    this.nodes = nodes;
-    const element = this.shape.parent === 'ul' ? fragment.firstElementChild : fragment.querySelector(this.shape.parent);
+    const { element: block, placement } = placeBlock(host, html);
+    this.placement = placement;
+    const element = this.shape.parent === 'ul' || block?.localName === this.shape.parent ? block : block?.querySelector(this.shape.parent);
     this.element = element ?? document.createElement('div');
-    container.appendChild(fragment);
+    this.placer = this.grouper(block);
+  }
+
+  /** Groups as a one-shot render does: after the first GROUP_SIZE children, GROUP_SIZE per group. */
+  private grouper(block: Element | null): Grouper {
+    const element = this.element;
+    if (this.open !== 'table_open' || block === null) {
+      return new Grouper({ root: element, addGroup: () => appendGroup(element, GROUP_SHELL, this.shape.parent) });
+    }
+    // The shell comes from a parse that may already have grouped the table: the grouper decides.
+    setLongTable(block, false);
+    return new Grouper({
+      root: element,
+      addGroup: () => appendGroup(block, TABLE_BODY_SHELL, 'table'),
+      grouped: (grouped) => setLongTable(block, grouped),
+    });
   }
 
   /** A stream for the container block that opens `tokens`, if it is one this class handles. */
-  static create(container: Node, tail: string, tokens: readonly MdToken[], host: StreamHost): ContainerStream | undefined {
+  static create(tail: string, tokens: readonly MdToken[], host: StreamHost): ContainerStream | undefined {
     const open = tokens[0]?.type;
     if (open === undefined || !(open in CONTAINERS) || (open === 'table_open' && !tokens.some((token) => token.type === 'tbody_open'))) {
       return undefined;
     }
-    return new ContainerStream(container, tail, tokens, host);
+    return new ContainerStream(tail, tokens, host);
   }
 
   advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
@@ -533,7 +374,7 @@ export class ContainerStream implements BlockStream {
     this.nextParseAt = pending > LIVE_LIMIT ? pending * 1.5 : 0;
     const window = this.prefix + tail.slice(this.anchor);
     const env: RenderEnv = { references: { ...this.host.frozenReferences() } };
-    const tokens = parseMarkdown(window, env);
+    const tokens = parseMarkdown(window, env, 'container');
     this.host.seeReferences(env.references ?? {});
     const first = tokens[0];
     if (first?.type !== this.open || first.map === null || first.map[0] !== 0) {
@@ -555,8 +396,8 @@ export class ContainerStream implements BlockStream {
     if (this.isList()) {
       this.settleTightness(tokens, children, close, frozen, window, starts);
     }
-    removeAll(this.liveNodes);
-    this.liveNodes = [];
+    this.placer.remove(this.livePlacement);
+    this.livePlacement = [];
     if (children.length > 0 && frozen > 0) {
       const from = starts[tokens[children[0]].map?.[0] ?? 0];
       const until = frozen < children.length ? starts[tokens[children[frozen]].map?.[0] ?? 0] : end < starts.length ? starts[end] : window.length;
@@ -570,8 +411,7 @@ export class ContainerStream implements BlockStream {
     }
     if (frozen < children.length) {
       const fragment = sanitizeChildren(renderTokens(tokens.slice(children[frozen], childrenEnd), env), this.shape.parent);
-      this.liveNodes = Array.from(fragment.childNodes);
-      this.element.append(fragment);
+      this.livePlacement = this.placer.append(fragment);
     }
     return 'open';
   }
@@ -652,7 +492,7 @@ export class ContainerStream implements BlockStream {
     if (loose && !this.loose) {
       this.loose = true;
       for (const item of this.items) {
-        this.replaceChunk(item.chunk, this.renderItems(item.source, this.host.references()));
+        item.chunk.placement = replacePlacement(item.chunk.placement, this.renderItems(item.source, this.host.references()));
       }
     }
   }
@@ -679,32 +519,17 @@ export class ContainerStream implements BlockStream {
 
   private renderItems(source: string, references: References): DocumentFragment {
     const env: RenderEnv = { references };
-    const tokens = parseMarkdown(source, env);
+    const tokens = parseMarkdown(source, env, 'container');
     const close = closeOf(tokens, 0);
     setTightness(tokens, 2, close, !this.loose);
     return sanitizeChildren(renderTokens(tokens.slice(1, close), env), this.shape.parent);
   }
 
-  private replaceChunk(chunk: FrozenChunk, fragment: DocumentFragment): void {
-    let node = chunk.first;
-    for (let n = 0; node !== null && n < chunk.count - 1; n++) {
-      node = node.nextSibling;
-    }
-    const before = node?.nextSibling ?? null;
-    for (let n = 0, current = chunk.first; current !== null && n < chunk.count; n++) {
-      const following = current.nextSibling;
-      current.remove();
-      current = following;
-    }
-    Object.assign(chunk, insert(chunk.parent, fragment, before));
-  }
-
   private freeze(html: string, source: string): void {
-    const placed = insert(this.element, sanitizeChildren(html, this.shape.parent), null);
+    const placement = this.placer.append(sanitizeChildren(html, this.shape.parent));
     const text = this.prefix + source;
     const chunk: FrozenChunk = {
-      parent: this.element,
-      ...placed,
+      placement,
       source: source.includes(']') ? text : undefined,
       render: (whole, references) => this.renderChildren(whole, references),
       owner: this,
@@ -723,7 +548,7 @@ export class ContainerStream implements BlockStream {
       return this.renderItems(source, references);
     }
     const env: RenderEnv = { references };
-    const tokens = parseMarkdown(source, env);
+    const tokens = parseMarkdown(source, env, 'container');
     const close = closeOf(tokens, 0);
     const from = this.open === 'table_open' ? tokens.findIndex((token) => token.type === 'tbody_open') + 1 : 1;
     const to = this.open === 'table_open' ? closeOf(tokens, from - 1) : close;

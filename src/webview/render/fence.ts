@@ -1,0 +1,328 @@
+import { codeLanguage, codePiece, highlightEnd } from './code';
+import { fenceInfo, renderCodeShell, sanitizeChildren, type MdToken } from './markdown';
+import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
+import type { Placement } from './groups';
+
+/** Code waiting for its piece to be decided (or highlighted) is shown in blocks of about this many code units. */
+const WAITING_BLOCK = 8 * 1024;
+/** Highlighting of a streamed code block gets this much of a frame. */
+const HIGHLIGHT_BUDGET_MS = 8;
+
+/** A block of code lines (see `.aq-code-chunk`). */
+function codeChunk(): HTMLElement {
+  const chunk = document.createElement('span');
+  chunk.className = 'aq-code-chunk';
+  return chunk;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'" };
+/** The markup highlight.js writes: its spans, its five entities, and text. */
+const HIGHLIGHT_MARKUP = /<span class="([\w-]+(?: [\w-]+)*)">|<\/span>|&(amp|lt|gt|quot|#x27);|[^<&]+/y;
+
+/**
+ * Builds highlight.js's markup with the DOM's own methods: nothing is parsed as HTML, only spans
+ * with a class and text are made. Anything else (which highlight.js never writes) goes through the
+ * sanitizer instead. The nodes equal what parsing the markup makes.
+ */
+export function highlightedNodes(html: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  const open: Node[] = [fragment];
+  let text = '';
+  const flush = (): void => {
+    if (text !== '') {
+      open[open.length - 1].appendChild(document.createTextNode(text));
+      text = '';
+    }
+  };
+  HIGHLIGHT_MARKUP.lastIndex = 0;
+  while (HIGHLIGHT_MARKUP.lastIndex < html.length) {
+    const match = HIGHLIGHT_MARKUP.exec(html);
+    if (match === null) {
+      return sanitizeChildren(html, 'code');
+    }
+    const [token, className, entity] = match;
+    if (entity !== undefined) {
+      text += ENTITIES[entity];
+    } else if (className !== undefined) {
+      flush();
+      const span = document.createElement('span');
+      span.className = className;
+      open[open.length - 1].appendChild(span);
+      open.push(span);
+    } else if (token === '</span>') {
+      if (open.length === 1) {
+        return sanitizeChildren(html, 'code');
+      }
+      flush();
+      open.pop();
+    } else {
+      text += token;
+    }
+  }
+  flush();
+  return open.length === 1 ? fragment : sanitizeChildren(html, 'code');
+}
+
+/**
+ * A stretch of a code block cut into chunks by one rule (highlighted as a language, or plain). Code
+ * comes in as it is final; until the piece it belongs to is decided (and highlighted, within a
+ * budget per frame), it is shown as plain text in waiting blocks that start on a new line. A
+ * waiting block is at most about WAITING_BLOCK long, so the browser lays waiting code out in
+ * pieces too.
+ */
+class CodeLane {
+  /** Code not in a chunk yet. */
+  private backlog = '';
+  /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
+  private stalledAt = -1;
+  /** Text nodes showing the backlog, in order, and the blocks they are in. */
+  private plain: Text[] = [];
+  private waiting: HTMLElement[] = [];
+  /** The last chunk, while the pieces in it have not ended a line. */
+  private chunk: HTMLElement | undefined;
+  /** No more code comes to this lane: its last piece can be cut. */
+  private closed = false;
+  /** The lane's first chunk: later ones and the waiting blocks come after it. */
+  private firstChunk: Node | undefined;
+
+  constructor(
+    private readonly code: HTMLElement,
+    readonly language: string,
+    /** The node this lane's nodes go before. */
+    private readonly before: () => Node,
+  ) {}
+
+  /** Work is left that later frames can do. */
+  get pending(): boolean {
+    return this.backlog !== '' && (this.closed || this.backlog.length !== this.stalledAt);
+  }
+
+  /** The first node of this lane (its first chunk, or its first waiting block), if it has any. */
+  get first(): Node | undefined {
+    return this.firstChunk ?? this.waiting[0];
+  }
+
+  add(text: string): void {
+    if (text === '') {
+      return;
+    }
+    this.backlog += text;
+    for (let from = 0; from < text.length; ) {
+      const lineEnd = text.indexOf('\n', Math.min(from + WAITING_BLOCK, text.length - 1));
+      const end = lineEnd < 0 ? text.length : lineEnd + 1;
+      let block = this.waiting[this.waiting.length - 1];
+      if (block === undefined || this.plain[this.plain.length - 1]?.data.endsWith('\n') !== false) {
+        block = codeChunk();
+        this.code.insertBefore(block, this.before());
+        this.waiting.push(block);
+      }
+      const node = document.createTextNode(text.slice(from, end));
+      block.append(node);
+      this.plain.push(node);
+      from = end;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+
+  /** Moves decided pieces of the backlog into chunks; highlighting stops at `deadline` (plain pieces always move). */
+  settle(deadline: number): void {
+    if (!this.closed && this.backlog.length === this.stalledAt) {
+      return;
+    }
+    let start = 0;
+    let stalled = false;
+    while (this.backlog.length > start) {
+      if (this.language !== '' && performance.now() >= deadline) {
+        break;
+      }
+      const piece = codePiece(this.backlog, start, this.language, this.closed);
+      if (piece === undefined) {
+        stalled = true;
+        break;
+      }
+      // Only a line end ends a chunk: the backlog's end is not the code's.
+      this.place(piece.end - start, this.language === '' ? undefined : piece.html, this.backlog.charCodeAt(piece.end - 1) === 10);
+      start = piece.end;
+    }
+    this.backlog = this.backlog.slice(start);
+    this.stalledAt = stalled ? this.backlog.length : -1;
+  }
+
+  /**
+   * Moves the first `length` code units of waiting text into the last chunk: as highlighted markup
+   * (`html`), or as they are. `endsLine`: the next piece starts a new chunk.
+   */
+  private place(length: number, html: string | undefined, endsLine: boolean): void {
+    if (this.chunk === undefined) {
+      this.chunk = codeChunk();
+      this.code.insertBefore(this.chunk, this.waiting[0] ?? this.before());
+      this.firstChunk ??= this.chunk;
+    }
+    let left = length;
+    while (left > 0 && this.plain.length > 0) {
+      const node = this.plain[0];
+      if (node.length <= left) {
+        this.plain.shift();
+      } else {
+        this.plain[0] = node.splitText(left);
+      }
+      left -= node.length;
+      if (html === undefined) {
+        this.chunk.append(node);
+      } else {
+        node.remove();
+      }
+    }
+    if (html !== undefined) {
+      this.chunk.append(highlightedNodes(html));
+    }
+    while (this.waiting.length > 0 && this.waiting[0].firstChild === null) {
+      this.waiting.shift()?.remove();
+    }
+    if (endsLine) {
+      this.chunk = undefined;
+    }
+  }
+}
+
+/**
+ * A fenced code block. A line is final once the next one starts (unless it closes the fence), and
+ * so is an unfinished line that can no longer become the closing fence. The code up to
+ * {@link highlightEnd} goes to a highlighted lane, the rest to a plain one, which does not wait for
+ * the highlighting: each is cut into chunks by a rule of its code alone, so the result equals a
+ * one-shot render.
+ */
+export class FenceStream implements BlockStream {
+  readonly placement: Placement;
+  private readonly code: HTMLElement;
+  private readonly closer: RegExp;
+  private readonly mayClose: RegExp;
+  private readonly indent: number;
+  /** The highlighted lane (if the language is known), then the plain one. */
+  private readonly highlighted: CodeLane | undefined;
+  private readonly plain: CodeLane;
+  /** How much code the highlighted lane has taken; where it ends, once that is known. */
+  private codeLength = 0;
+  private highlightEnd: number | undefined;
+  /** Tail offset of the first line not yet finished with. */
+  private lineStart: number;
+  /** How much of that line (after indentation is stripped) is already code. */
+  private lineDone = 0;
+  /** The unfinished line that may still close the fence, shown as plain text for now. */
+  private readonly live: Text;
+
+  constructor(host: StreamHost, tail: string, token: MdToken) {
+    const info = fenceInfo(token);
+    const marker = token.markup.charAt(0) === '~' ? '~' : '`';
+    this.closer = new RegExp(`^ {0,3}${marker}{${token.markup.length},}[ \\t]*$`);
+    this.mayClose = new RegExp(`^ {0,3}${marker}*[ \\t]*$`);
+    this.indent = /^ */.exec(tail)?.[0].length ?? 0;
+    const language = codeLanguage(info).highlight;
+    this.lineStart = tail.indexOf('\n') + 1;
+    const { element, placement } = placeBlock(host, renderCodeShell(info));
+    this.placement = placement;
+    const code = element?.querySelector('pre > code');
+    this.code = code instanceof HTMLElement ? code : document.createElement('code');
+    this.live = document.createTextNode('');
+    this.code.append(this.live);
+    this.plain = new CodeLane(this.code, '', () => this.live);
+    const plain = this.plain;
+    this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live);
+    if (this.highlighted === undefined) {
+      this.highlightEnd = 0;
+    }
+  }
+
+  get pending(): boolean {
+    return this.highlighted?.pending === true;
+  }
+
+  /** A stream can start once the opening line is complete. */
+  static canStart(tail: string): boolean {
+    return tail.includes('\n');
+  }
+
+  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
+    let added = '';
+    for (let end = tail.indexOf('\n', this.lineStart); end >= 0; end = tail.indexOf('\n', this.lineStart)) {
+      const line = tail.slice(this.lineStart, end);
+      if (this.lineDone === 0 && this.closer.test(line)) {
+        this.addCode(added);
+        this.finish();
+        return end + 1;
+      }
+      added += this.stripIndent(line).slice(this.lineDone) + '\n';
+      this.lineStart = end + 1;
+      this.lineDone = 0;
+    }
+    const rest = tail.slice(this.lineStart);
+    const closes = this.lineDone === 0 && this.closer.test(rest);
+    if (complete || this.lineDone > 0 || !this.mayClose.test(rest)) {
+      if (!closes) {
+        const code = this.stripIndent(rest);
+        added += code.slice(this.lineDone);
+        this.lineDone = code.length;
+      }
+      this.live.data = '';
+    } else {
+      // Shown as it is for now; a one-shot render of this much text could also close the fence here.
+      this.live.data = closes ? '' : this.stripIndent(rest);
+    }
+    this.addCode(added);
+    if (complete) {
+      this.finish();
+      return tail.length;
+    }
+    this.plain.settle(Number.POSITIVE_INFINITY);
+    this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
+    return 'open';
+  }
+
+  /** Gives final code to its lane: the highlighted one up to {@link highlightEnd}, the plain one after. */
+  private addCode(text: string): void {
+    let rest = text;
+    if (this.highlightEnd === undefined && this.highlighted !== undefined) {
+      const end = highlightEnd(rest, this.codeLength);
+      const taken = end ?? rest.length;
+      this.highlighted.add(rest.slice(0, taken));
+      this.codeLength += taken;
+      rest = rest.slice(taken);
+      if (end !== undefined) {
+        this.highlightEnd = this.codeLength;
+        this.highlighted.close();
+      }
+    }
+    this.plain.add(rest);
+  }
+
+  /** Strips the opening fence's indentation from a code line, as markdown-it does (tabs to columns). */
+  private stripIndent(line: string): string {
+    if (this.indent === 0) {
+      return line;
+    }
+    let column = 0;
+    let i = 0;
+    for (; i < line.length && column < this.indent; i++) {
+      const code = line.charCodeAt(i);
+      if (code === 0x20) {
+        column++;
+      } else if (code === 0x09) {
+        column += 4 - (column % 4);
+      } else {
+        break;
+      }
+    }
+    return column > this.indent ? ' '.repeat(column - this.indent) + line.slice(i) : line.slice(i);
+  }
+
+  private finish(): void {
+    this.highlighted?.close();
+    this.plain.close();
+    this.highlighted?.settle(Number.POSITIVE_INFINITY);
+    this.plain.settle(Number.POSITIVE_INFINITY);
+    this.live.remove();
+  }
+}
