@@ -60,28 +60,33 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
   await nextFrame();
   let previous = await nextFrame();
   const start = performance.now();
-  while (offset < args.text.length) {
+  let lastByteAt = 0;
+  // After the last byte, frames go on until the renderer says the answer is all rendered.
+  while (offset < args.text.length || !renderer.done) {
     const now = await nextFrame();
     longestGapMs = Math.max(longestGapMs, now - previous);
     previous = now;
     const frameStart = performance.now();
-    renderer.append(args.text.slice(offset, offset + args.bytesPerFrame));
-    offset += args.bytesPerFrame;
+    if (offset < args.text.length) {
+      renderer.append(args.text.slice(offset, offset + args.bytesPerFrame));
+      offset += args.bytesPerFrame;
+      if (offset >= args.text.length) {
+        renderer.finish();
+        lastByteAt = frameStart;
+      }
+    }
     const callbacks = pending;
     pending = [];
     for (const callback of callbacks) {
       callback();
-    }
-    if (offset >= args.text.length) {
-      renderer.finish();
     }
     const renderEnd = performance.now();
     if (rendered) {
       rendered = false;
       scroller.scrollTop = scroller.scrollHeight;
     }
-    if (offset >= args.text.length) {
-      lastByteToFinalMs = performance.now() - frameStart;
+    if (offset >= args.text.length && renderer.done) {
+      lastByteToFinalMs = performance.now() - lastByteAt;
     }
     longestRenderMs = Math.max(longestRenderMs, renderEnd - frameStart);
     renderOnlyMs += renderEnd - frameStart;

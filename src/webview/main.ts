@@ -18,6 +18,7 @@ import { assertNever, type HostToWebview } from '../protocol/messages';
 import { ChatView } from './chat';
 import { connectHost } from './host';
 import { PanelView } from './panel';
+import { warmUp } from './render';
 import type { SurfaceView } from './surface';
 
 const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'status', 'turnEnd', 'applications', 'attachments']);
@@ -67,6 +68,7 @@ function start(): void {
     }
   });
   host.post({ type: 'ready' });
+  warmUp();
 }
 
 start();

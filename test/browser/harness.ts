@@ -194,6 +194,8 @@ export interface RendererGlobal {
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
+  /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */
+  warmUp?: (schedule?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;
   attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;
 }
@@ -202,6 +204,8 @@ export interface RendererGlobal {
 export interface PageRenderer {
   append(text: string): void;
   finish(): void;
+  /** The answer has ended and all of it is rendered (the naive renderer has no such state). */
+  readonly done?: boolean;
   flush?(): void;
   reset(text?: string): void;
 }

@@ -49,6 +49,11 @@ const LANGUAGE_NAME = /^[\w#+.-]{1,40}$/;
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
+/** The languages highlighting knows (each compiles its grammar on first use). */
+export function highlightLanguages(): string[] {
+  return Object.keys(languages);
+}
+
 /** Escapes text for HTML, the way markdown-it does. */
 export function escapeHtml(text: string): string {
   return /[&<>"]/.test(text) ? text.replace(/[&<>"]/g, (ch) => HTML_ESCAPES[ch]) : text;

@@ -251,8 +251,8 @@ export class FenceStream implements BlockStream {
       const line = tail.slice(this.lineStart, end);
       if (this.lineDone === 0 && this.closer.test(line)) {
         this.addCode(added);
-        this.finish();
-        return end + 1;
+        // Until the highlighting is done, the stream stays at the closing line and comes back here.
+        return this.finish(drain) ? end + 1 : 'open';
       }
       added += this.stripIndent(line).slice(this.lineDone) + '\n';
       this.lineStart = end + 1;
@@ -273,8 +273,7 @@ export class FenceStream implements BlockStream {
     }
     this.addCode(added);
     if (complete) {
-      this.finish();
-      return tail.length;
+      return this.finish(drain) ? tail.length : 'open';
     }
     this.plain.settle(Number.POSITIVE_INFINITY);
     this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
@@ -318,11 +317,17 @@ export class FenceStream implements BlockStream {
     return column > this.indent ? ' '.repeat(column - this.indent) + line.slice(i) : line.slice(i);
   }
 
-  private finish(): void {
+  /** The code has ended: cuts the last pieces; true once the highlighting is done too (`drain`: now). */
+  private finish(drain: boolean): boolean {
+    this.live.data = '';
     this.highlighted?.close();
     this.plain.close();
-    this.highlighted?.settle(Number.POSITIVE_INFINITY);
     this.plain.settle(Number.POSITIVE_INFINITY);
+    this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
+    if (this.highlighted?.pending === true) {
+      return false;
+    }
     this.live.remove();
+    return true;
   }
 }

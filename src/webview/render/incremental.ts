@@ -19,8 +19,10 @@ export interface RendererOptions {
   readonly onRender?: () => void;
 }
 
-/** The text parsed in one frame, unless a longer open block needs more (then it doubles). */
-const BASE_WINDOW = 64 * 1024;
+/** The text parsed at once, unless a longer open block needs more (then it doubles). */
+const BASE_WINDOW = 16 * 1024;
+/** A frame parses windows one after the other until it has taken this long; the rest waits for the next. */
+const FRAME_BUDGET_MS = 12;
 /** An open block longer than this streams through a {@link BlockStream}: its finished parts are never rendered again. */
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
@@ -104,7 +106,10 @@ function blockGrouper(container: HTMLElement): Grouper {
  * never parsed again; only the open tail is re-rendered, at most once per frame. A long open block
  * (a code block, paragraph, list, table or quote) streams through a {@link BlockStream} that
  * freezes its finished lines, items, rows or words, so the work per frame follows the new text,
- * not the block's length. After `finish()` the container holds exactly what
+ * not the block's length. Each frame works for at most about FRAME_BUDGET_MS (plus the block at
+ * hand), so an answer that comes faster than it renders is caught up over the next frames instead
+ * of freezing the page. Once `finish()` has been called and `done` is true (or after `flush()`),
+ * the container holds exactly what
  * `renderMarkdownOnce(fullText)` produces.
  */
 export class IncrementalRenderer {
@@ -131,6 +136,9 @@ export class IncrementalRenderer {
   private regrowAt = 0;
   private scheduled = false;
   private generation = 0;
+  /** No more text comes (`finish()`); `settled`: and all of it is rendered. */
+  private finished = false;
+  private settled = false;
   private readonly schedule: (callback: () => void) => void;
   private readonly host: StreamHost = {
     frozenReferences: () => this.frozenRefs,
@@ -164,14 +172,20 @@ export class IncrementalRenderer {
     this.requestFrame();
   }
 
-  /** The stream ended: renders everything now. */
+  /** The stream ended: what is left is rendered over the next frames (see `done`). */
   finish(): void {
-    this.update(true, true);
+    this.finished = true;
+    this.requestFrame();
   }
 
-  /** Renders what is pending now instead of on the next frame. */
+  /** Whether the answer has ended and all of it is rendered. */
+  get done(): boolean {
+    return this.settled;
+  }
+
+  /** Renders what is pending now, all of it, instead of over the next frames. */
   flush(): void {
-    this.update(true, false);
+    this.update(true);
   }
 
   /** Starts over, showing `text` (rendered at once); the stream may continue with `append`. */
@@ -181,6 +195,8 @@ export class IncrementalRenderer {
     this.pendingCr = false;
     this.tail = this.normalize(text);
     this.received = text.length;
+    this.finished = false;
+    this.settled = false;
     this.frozenRefs = {};
     this.refs = {};
     this.refsSignature = '{}';
@@ -193,7 +209,7 @@ export class IncrementalRenderer {
     this.regrowAt = 0;
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
-    this.update(true, false);
+    this.update(true);
   }
 
   /** Line breaks and NULs as markdown-it normalizes them, across chunk boundaries (a CR then a LF). */
@@ -212,53 +228,59 @@ export class IncrementalRenderer {
     this.schedule(() => {
       if (generation === this.generation && this.scheduled) {
         this.scheduled = false;
-        this.update(false, false);
+        this.update(false);
       }
     });
   }
 
   /**
-   * One render pass. `all` processes the whole text (and pending highlighting); otherwise a bounded
-   * window of it. `complete`: no more text will come.
+   * One render pass: `all` renders everything pending (no budget); otherwise windows of the tail
+   * until the frame's budget is spent. After `finish()`, the pass that reaches the end of the text
+   * renders the last blocks as final.
    */
-  private update(all: boolean, complete: boolean): void {
+  private update(all: boolean): void {
     this.scheduled = false;
-    if (this.renderedLength === this.received && !complete && this.stream?.pending !== true) {
+    const complete = this.finished;
+    if (this.settled || (this.renderedLength === this.received && !complete && this.stream?.pending !== true)) {
       return;
     }
+    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + FRAME_BUDGET_MS;
     let changed = false;
+    let more = false;
+    let reachedEnd = false;
     for (;;) {
       if (this.stream !== undefined) {
         const result = this.stream.advance(this.tail, all, complete);
         changed = true;
         if (result === 'open') {
+          more = this.stream.pending;
           break;
         }
         this.endStream(result);
         continue;
       }
-      if (!all && this.tail.length < this.regrowAt) {
+      if (this.tail.length === 0 || (!complete && !all && this.tail.length < this.regrowAt)) {
+        break;
+      }
+      if (performance.now() >= deadline) {
+        more = true;
         break;
       }
       const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
-      const done = end === this.tail.length;
-      changed = this.renderWindow(end, all) || changed;
-      if (this.stream !== undefined) {
-        continue;
-      }
-      if (done) {
+      const last = end === this.tail.length;
+      changed = this.renderWindow(end, all || (complete && last), last) || changed;
+      if (last && this.stream === undefined) {
+        reachedEnd = true;
         break;
       }
-      if (!all) {
-        this.requestFrame();
-        break;
-      }
-    }
-    if (this.stream?.pending === true && !complete) {
-      // Highlighting still has work: it goes on in the next frames even if no text comes.
-      this.requestFrame();
     }
     this.renderedLength = this.received;
+    if (complete && !more && this.stream === undefined && (reachedEnd || this.tail.length === 0)) {
+      this.settled = true;
+    }
+    if (!this.settled && (more || (complete && !all))) {
+      this.requestFrame();
+    }
     if (changed) {
       this.options.onRender?.();
     }
@@ -284,8 +306,11 @@ export class IncrementalRenderer {
     this.window = BASE_WINDOW;
   }
 
-  /** Parses the first `end` code units of the tail, freezes what is finished, re-renders the rest. */
-  private renderWindow(end: number, all: boolean): boolean {
+  /**
+   * Parses the first `end` code units of the tail, freezes what is finished, and (if `show`)
+   * renders the rest again. `all`: render an open block however long it is.
+   */
+  private renderWindow(end: number, all: boolean, show: boolean): boolean {
     const complete = end === this.tail.length;
     const tail = complete ? this.tail : this.tail.slice(0, end);
     const env: RenderEnv = { references: { ...this.frozenRefs } };
@@ -318,6 +343,10 @@ export class IncrementalRenderer {
     if (rest.length >= STREAM_AT && !all) {
       this.regrowAt = Math.max(this.regrowAt, Math.ceil(this.tail.length * REGROW));
     }
+    if (!show) {
+      // More of the text comes in this pass: the open part is shown once the pass stops.
+      return changed;
+    }
     const html = renderTokens(tailTokens, env);
     if (html !== this.tailHtml || boundary !== undefined) {
       this.removeTail();
@@ -348,7 +377,8 @@ export class IncrementalRenderer {
       return false;
     }
     const block = rest.slice(starts[startLine]);
-    const offset = this.tail.length - rest.length + starts[startLine];
+    // `rest` is the start of the tail (a window of it may end before the tail does).
+    const offset = starts[startLine];
     let stream: BlockStream | undefined;
     if (first.type === 'fence' && FenceStream.canStart(block)) {
       stream = new FenceStream(this.host, block, first);

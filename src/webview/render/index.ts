@@ -2,3 +2,4 @@
 export { IncrementalRenderer, type RendererOptions } from './incremental';
 export { renderMarkdownOnce, sanitizeHtml } from './markdown';
 export { attachContentHandlers, codeOf, type ContentMessage } from './handlers';
+export { warmUp } from './warmUp';
