@@ -45,6 +45,9 @@ export function longShapes(bytes: number, seed = 1): Record<string, string> {
     wrapped: repeat(bytes, () => sentence(random)) + '\n',
     strayBacktick: 'Start ` stray ' + Array.from({ length: Math.ceil(bytes / 60) }, () => sentence(random)).join(' ') + ' end`.\n',
     becomesHeading: repeat(bytes, () => sentence(random)) + '---\n',
+    blocks: repeat(bytes, (i) =>
+      [`## Part ${i}\n`, `${sentence(random)}\n`, '```ts\nconst a = 1 < 2;\n```\n', `1. ${sentence(random)}\n2. two\n`, `> ${sentence(random)}\n`, `| a | b |\n| - | - |\n| ${i} | x |\n`][i % 6],
+    ),
     references: repeat(bytes, (i) => `- see [ref ${i % 5}] and [link](https://example.com/${i})`) + '\n[REF 3]: https://example.com/three\n\n> [ref 1]: https://example.com/one\n',
   };
 }

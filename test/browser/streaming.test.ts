@@ -227,6 +227,47 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  describe('long runs of children come in groups, so no element has thousands of children', () => {
+    for (const [name, child] of [
+      ['list', 'li'],
+      ['ordered', 'li'],
+      ['table', 'tr'],
+      ['quote', 'blockquote p, blockquote li'],
+      ['blocks', ':scope > *'],
+    ] as const) {
+      it(`${name}: while streaming and at the end, no element of the answer has more than 200 children, though there are thousands of ${child}`, async () => {
+        const text = longShapes(384 * 1024, 5)[name];
+        const result = await page.evaluate(
+          ({ text, child }) => {
+            const out = document.createElement('div');
+            out.className = 'aq-answer';
+            document.body.append(out);
+            const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+            const widest = (): number => Math.max(out.childElementCount, ...[...out.querySelectorAll('*')].map((element) => element.childElementCount));
+            let most = 0;
+            for (let at = 0; at < text.length; at += 4001) {
+              renderer.append(text.slice(at, at + 4001));
+              most = Math.max(most, widest());
+            }
+            renderer.finish();
+            const items = child.startsWith(':scope') ? out.querySelectorAll('.aq-group > *').length + 64 : out.querySelectorAll(child).length;
+            const groups = [...out.querySelectorAll('.aq-group, table.aq-table-long > tbody')];
+            const visibility = [...new Set(groups.map((group) => getComputedStyle(group).contentVisibility))];
+            out.remove();
+            return { most: Math.max(most, widest()), items, groups: groups.length, visibility, done: renderer.done === true };
+          },
+          { text, child },
+        );
+        const summary = JSON.stringify(result);
+        assert.ok(result.done, summary);
+        assert.ok(result.items > 1000, summary);
+        assert.ok(result.most <= 200, summary);
+        // Groups off screen are skipped by the browser, except in a numbered list (its numbers would restart).
+        assert.deepEqual(result.visibility, name === 'ordered' ? ['visible'] : ['auto'], summary);
+      });
+    }
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

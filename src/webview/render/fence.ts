@@ -1,5 +1,5 @@
 import { codeLanguage, codePiece, highlightEnd } from './code';
-import { fenceInfo, renderCodeShell, sanitizeChildren, type MdToken } from './markdown';
+import { fenceInfo, highlightedNodes, renderCodeShell, type MdToken } from './markdown';
 import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
 import type { Placement } from './groups';
 
@@ -13,54 +13,6 @@ function codeChunk(): HTMLElement {
   const chunk = document.createElement('span');
   chunk.className = 'aq-code-chunk';
   return chunk;
-}
-
-const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'" };
-/** The markup highlight.js writes: its spans, its five entities, and text. */
-const HIGHLIGHT_MARKUP = /<span class="([\w-]+(?: [\w-]+)*)">|<\/span>|&(amp|lt|gt|quot|#x27);|[^<&]+/y;
-
-/**
- * Builds highlight.js's markup with the DOM's own methods: nothing is parsed as HTML, only spans
- * with a class and text are made. Anything else (which highlight.js never writes) goes through the
- * sanitizer instead. The nodes equal what parsing the markup makes.
- */
-export function highlightedNodes(html: string): DocumentFragment {
-  const fragment = document.createDocumentFragment();
-  const open: Node[] = [fragment];
-  let text = '';
-  const flush = (): void => {
-    if (text !== '') {
-      open[open.length - 1].appendChild(document.createTextNode(text));
-      text = '';
-    }
-  };
-  HIGHLIGHT_MARKUP.lastIndex = 0;
-  while (HIGHLIGHT_MARKUP.lastIndex < html.length) {
-    const match = HIGHLIGHT_MARKUP.exec(html);
-    if (match === null) {
-      return sanitizeChildren(html, 'code');
-    }
-    const [token, className, entity] = match;
-    if (entity !== undefined) {
-      text += ENTITIES[entity];
-    } else if (className !== undefined) {
-      flush();
-      const span = document.createElement('span');
-      span.className = className;
-      open[open.length - 1].appendChild(span);
-      open.push(span);
-    } else if (token === '</span>') {
-      if (open.length === 1) {
-        return sanitizeChildren(html, 'code');
-      }
-      flush();
-      open.pop();
-    } else {
-      text += token;
-    }
-  }
-  flush();
-  return open.length === 1 ? fragment : sanitizeChildren(html, 'code');
 }
 
 /**

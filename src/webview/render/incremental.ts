@@ -2,7 +2,7 @@ import { Grouper, replacePlacement, type Placement } from './groups';
 import {
   GROUP_SHELL,
   parseMarkdown,
-  renderTokens,
+  renderFragment,
   sanitizeToFragment,
   type MdToken,
   type References,
@@ -86,7 +86,7 @@ function squash(text: string): string {
 /** Renders markdown text into sanitized nodes (a frozen top-level chunk's renderer). */
 function renderBlocks(source: string, references: References): DocumentFragment {
   const env: RenderEnv = { references: { ...references } };
-  return sanitizeToFragment(renderTokens(parseMarkdown(source, env, 'blocks'), env));
+  return renderFragment(parseMarkdown(source, env, 'blocks'), env).build();
 }
 
 /** The answer's top-level blocks, grouped (see groups.ts). */
@@ -127,7 +127,7 @@ export class IncrementalRenderer {
   /** Places the top-level blocks. */
   private blocks: Grouper;
   private tailPlacement: Placement = [];
-  private tailHtml = '';
+  private tailKey = '';
   private renderedLength = -1;
   private window = BASE_WINDOW;
   /** The stream rendering the open block at the start of the tail, if any. */
@@ -202,7 +202,7 @@ export class IncrementalRenderer {
     this.refsSignature = '{}';
     this.chunks = [];
     this.tailPlacement = [];
-    this.tailHtml = '';
+    this.tailKey = '';
     this.renderedLength = -1;
     this.window = BASE_WINDOW;
     this.stream = undefined;
@@ -324,7 +324,7 @@ export class IncrementalRenderer {
       this.regrowAt = 0;
       this.removeTail();
       const chunkText = tail.slice(0, boundary.offset);
-      const placement = this.blocks.append(sanitizeToFragment(renderTokens(tokens.slice(0, boundary.index), env)));
+      const placement = this.blocks.append(renderFragment(tokens.slice(0, boundary.index), env).build());
       this.chunks.push({ placement, source: chunkText.includes(']') ? chunkText : undefined, render: renderBlocks });
       if (chunkText.includes(']:')) {
         this.learnReferences(chunkText);
@@ -347,11 +347,11 @@ export class IncrementalRenderer {
       // More of the text comes in this pass: the open part is shown once the pass stops.
       return changed;
     }
-    const html = renderTokens(tailTokens, env);
-    if (html !== this.tailHtml || boundary !== undefined) {
+    const rendered = renderFragment(tailTokens, env);
+    if (rendered.key !== this.tailKey || boundary !== undefined) {
       this.removeTail();
-      this.tailPlacement = this.blocks.append(sanitizeToFragment(html));
-      this.tailHtml = html;
+      this.tailPlacement = this.blocks.append(rendered.build());
+      this.tailKey = rendered.key;
       changed = true;
     }
     return changed;
@@ -400,7 +400,7 @@ export class IncrementalRenderer {
   private removeTail(): void {
     this.blocks.remove(this.tailPlacement);
     this.tailPlacement = [];
-    this.tailHtml = '';
+    this.tailKey = '';
   }
 
   /** Learns the definitions made by frozen text (first definition wins, as in a full parse). */

@@ -32,13 +32,24 @@ function button(action: string, label: string, title: string, icon: string): str
   return `<button type="button" class="aq-icon-button" data-action="${action}" aria-label="${label}" title="${title}"><span class="codicon codicon-${icon}" aria-hidden="true"></span></button>`;
 }
 
-function renderCode(code: string, info: string): string {
+/** Code blocks whose highlighted markup is built after sanitizing (see {@link renderFragment}). */
+interface FillEnv {
+  aqFill?: Array<{ readonly code: string; readonly language: string }>;
+}
+
+/** The attribute that marks where a code block's highlighted nodes go; it never stays in the DOM. */
+const FILL = 'data-aq-fill';
+
+function renderCode(code: string, info: string, env?: RenderEnv): string {
   const language = codeLanguage(info);
-  const body = highlightCode(code, language.highlight);
+  const fills = (env as FillEnv | undefined)?.aqFill;
+  const later = fills !== undefined && code !== '';
+  const body = later ? '' : highlightCode(code, language.highlight);
+  const fill = later ? ` ${FILL}="${fills.push({ code, language: language.highlight }) - 1}"` : '';
   const langAttr = language.name ? ` data-lang="${escapeHtml(language.name)}"` : '';
   const langLabel = language.name ? `<span class="aq-code-lang">${escapeHtml(language.name)}</span>` : '';
   const codeClass = language.name ? `hljs language-${escapeHtml(language.name)}` : 'hljs';
-  return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}">${body}</code></pre></div>\n`;
+  return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}"${fill}>${body}</code></pre></div>\n`;
 }
 
 /** A fence token's info string, as the fence renderer reads it. */
@@ -51,8 +62,8 @@ export function renderCodeShell(info: string): string {
   return renderCode('', info);
 }
 
-md.renderer.rules.fence = (tokens, idx) => renderCode(tokens[idx].content, fenceInfo(tokens[idx]));
-md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx].content, '');
+md.renderer.rules.fence = (tokens, idx, _options, env) => renderCode(tokens[idx].content, fenceInfo(tokens[idx]), env);
+md.renderer.rules.code_block = (tokens, idx, _options, env) => renderCode(tokens[idx].content, '', env);
 
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
   const token = tokens[idx];
@@ -342,8 +353,8 @@ const PURIFY_CONFIG = {
     'a', 'blockquote', 'br', 'code', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's',
     'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button',
   ],
-  ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang'],
-  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang'],
+  ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang', FILL],
+  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang', FILL],
   ALLOWED_URI_REGEXP: SAFE_LINK,
   ALLOW_DATA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
@@ -407,6 +418,84 @@ export function sanitizeChildren(html: string, parent: PieceParent): DocumentFra
     fragment.append(...element.childNodes);
   }
   return fragment;
+}
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'" };
+/** The markup highlighted code is made of: highlight.js's spans, chunk spans, five entities, and text. */
+const HIGHLIGHT_MARKUP = /<span class="([\w-]+(?: [\w-]+)*)">|<\/span>|&(amp|lt|gt|quot|#x27);|[^<&]+/y;
+
+/**
+ * Builds highlighted code's markup (see code.ts) with the DOM's own methods: nothing is parsed as
+ * HTML, only spans with a class and text are made, so it needs no sanitizing (the sanitizer costs
+ * as much as highlighting). Anything else, which code.ts never writes, goes through the sanitizer.
+ * The nodes equal what parsing the markup makes.
+ */
+export function highlightedNodes(html: string): DocumentFragment {
+  const fragment = document.createDocumentFragment();
+  const open: Node[] = [fragment];
+  let text = '';
+  const flush = (): void => {
+    if (text !== '') {
+      open[open.length - 1].appendChild(document.createTextNode(text));
+      text = '';
+    }
+  };
+  HIGHLIGHT_MARKUP.lastIndex = 0;
+  while (HIGHLIGHT_MARKUP.lastIndex < html.length) {
+    const match = HIGHLIGHT_MARKUP.exec(html);
+    if (match === null) {
+      return sanitizeChildren(html, 'code');
+    }
+    const [token, className, entity] = match;
+    if (entity !== undefined) {
+      text += ENTITIES[entity];
+    } else if (className !== undefined) {
+      flush();
+      const span = document.createElement('span');
+      span.className = className;
+      open[open.length - 1].appendChild(span);
+      open.push(span);
+    } else if (token === '</span>') {
+      if (open.length === 1) {
+        return sanitizeChildren(html, 'code');
+      }
+      flush();
+      open.pop();
+    } else {
+      text += token;
+    }
+  }
+  flush();
+  return open.length === 1 ? fragment : sanitizeChildren(html, 'code');
+}
+
+/** Rendered blocks, ready to insert: `key` changes whenever the nodes would. */
+export interface RenderedBlocks {
+  readonly key: string;
+  build(): DocumentFragment;
+}
+
+/**
+ * Renders tokens into sanitized nodes, as `sanitizeToFragment(renderTokens(…))` does, but code
+ * blocks are left empty for the sanitizer and filled with {@link highlightedNodes} after it.
+ */
+export function renderFragment(tokens: readonly MdToken[], env: RenderEnv): RenderedBlocks {
+  const fills: NonNullable<FillEnv['aqFill']> = [];
+  const html = md.renderer.render(tokens as MdToken[], md.options, { ...env, aqFill: fills });
+  return {
+    key: fills.length === 0 ? html : html + fills.map((fill) => `\0${fill.language}\0${fill.code}`).join(''),
+    build: () => {
+      const fragment = sanitizeToFragment(html);
+      for (const code of fragment.querySelectorAll(`code[${FILL}]`)) {
+        const fill = fills[Number(code.getAttribute(FILL))];
+        code.removeAttribute(FILL);
+        if (fill !== undefined) {
+          code.append(highlightedNodes(highlightCode(fill.code, fill.language)));
+        }
+      }
+      return fragment;
+    },
+  };
 }
 
 /** The one-shot render: markdown to sanitized HTML. Incremental rendering must end up identical. */
