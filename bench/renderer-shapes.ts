@@ -120,22 +120,51 @@ function size(bytes: number): string {
   return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
-/** Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB) and reports against the goals. */
+/** Runs per shape and size: the figures are the median of these (the machine is shared and noisy). */
+const RUNS = 3;
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Streams `text` RUNS times; each figure is the median over the runs, `worstFrameMs` the longest frame of all. */
+async function streamRuns(page: Page, text: string): Promise<LiveResult & { worstFrameMs: number }> {
+  const runs: LiveResult[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME }));
+  }
+  const at = (key: Exclude<keyof LiveResult, 'equal'>): number => median(runs.map((result) => result[key]));
+  return {
+    renderMs: at('renderMs'),
+    wallMs: at('wallMs'),
+    frames: at('frames'),
+    longestFrameMs: at('longestFrameMs'),
+    longestRenderMs: at('longestRenderMs'),
+    renderOnlyMs: at('renderOnlyMs'),
+    longestGapMs: at('longestGapMs'),
+    lastByteToFinalMs: at('lastByteToFinalMs'),
+    equal: runs.every((result) => result.equal),
+    worstFrameMs: Math.max(...runs.map((result) => result.longestFrameMs)),
+  };
+}
+
+/** Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, and reports the medians against the goals. */
 export async function runShapeBench(page: Page, generated: (bytes: number) => string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const once = answers(MIB, generated);
   const twice = answers(2 * MIB, generated);
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
-    const one = await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME });
-    const two = await page.evaluate(streamLive, { text: twice[i][1], bytesPerFrame: BYTES_PER_FRAME });
+    const one = await streamRuns(page, text);
+    const two = await streamRuns(page, twice[i][1]);
     const ratio = two.renderMs / one.renderMs;
-    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}`;
+    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}, median of ${RUNS} runs`;
     rows.push(
       { name: `${label}: last byte to final DOM`, value: `${one.lastByteToFinalMs.toFixed(1)} ms`, goal: '≤ 100 ms', ok: one.lastByteToFinalMs <= 100 },
       {
         name: `${label}: longest frame (append + render + scroll)`,
-        value: `${one.longestFrameMs.toFixed(1)} ms (renderer's part at most ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
+        value: `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
         goal: '≤ 50 ms',
         ok: one.longestFrameMs <= 50,
       },

@@ -172,10 +172,13 @@ export class IncrementalRenderer {
     this.requestFrame();
   }
 
-  /** The stream ended: what is left is rendered over the next frames (see `done`). */
+  /**
+   * The stream ended: what is left is rendered now, within one frame's budget, and if that is not
+   * enough, over the next frames (see `done`).
+   */
   finish(): void {
     this.finished = true;
-    this.requestFrame();
+    this.update(false);
   }
 
   /** Whether the answer has ended and all of it is rendered. */

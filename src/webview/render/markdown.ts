@@ -34,22 +34,26 @@ function button(action: string, label: string, title: string, icon: string): str
 
 /** Code blocks whose highlighted markup is built after sanitizing (see {@link renderFragment}). */
 interface FillEnv {
-  aqFill?: Array<{ readonly code: string; readonly language: string }>;
+  aqFill?: Array<{ readonly code: string; readonly language: string; readonly name: string }>;
 }
 
 /** The attribute that marks where a code block's highlighted nodes go; it never stays in the DOM. */
 const FILL = 'data-aq-fill';
+const LANG_LABEL_OPEN = '<span class="aq-code-lang">';
 
 function renderCode(code: string, info: string, env?: RenderEnv): string {
   const language = codeLanguage(info);
   const fills = (env as FillEnv | undefined)?.aqFill;
-  const later = fills !== undefined && code !== '';
-  const body = later ? '' : highlightCode(code, language.highlight);
-  const fill = later ? ` ${FILL}="${fills.push({ code, language: language.highlight }) - 1}"` : '';
   const langAttr = language.name ? ` data-lang="${escapeHtml(language.name)}"` : '';
-  const langLabel = language.name ? `<span class="aq-code-lang">${escapeHtml(language.name)}</span>` : '';
   const codeClass = language.name ? `hljs language-${escapeHtml(language.name)}` : 'hljs';
-  return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}"${fill}>${body}</code></pre></div>\n`;
+  if (fills !== undefined) {
+    // The actions and the code are filled in after sanitizing (see renderFragment).
+    const fill = fills.push({ code, language: language.highlight, name: language.name }) - 1;
+    return `<div class="aq-code"${langAttr}><div class="aq-code-actions"></div><pre><code class="${codeClass}" ${FILL}="${fill}"></code></pre></div>\n`;
+  }
+  const body = highlightCode(code, language.highlight);
+  const langLabel = language.name ? `${LANG_LABEL_OPEN}${escapeHtml(language.name)}</span>` : '';
+  return `<div class="aq-code"${langAttr}>${CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${langLabel}`)}<pre><code class="${codeClass}">${body}</code></pre></div>\n`;
 }
 
 /** A fence token's info string, as the fence renderer reads it. */
@@ -469,6 +473,23 @@ export function highlightedNodes(html: string): DocumentFragment {
   return open.length === 1 ? fragment : sanitizeChildren(html, 'code');
 }
 
+let actionTemplates: { readonly actions: Element; readonly label: Element } | undefined;
+
+/** A code block's actions (and language label), as sanitizing their markup makes them: cloned, not parsed again. */
+function codeActions(name: string): Element {
+  actionTemplates ??= {
+    actions: sanitizeToFragment(CODE_ACTIONS).firstElementChild ?? document.createElement('div'),
+    label: sanitizeToFragment(`${LANG_LABEL_OPEN}</span>`).firstElementChild ?? document.createElement('span'),
+  };
+  const actions = actionTemplates.actions.cloneNode(true) as Element;
+  if (name !== '') {
+    const label = actionTemplates.label.cloneNode(true) as Element;
+    label.textContent = name;
+    actions.prepend(label);
+  }
+  return actions;
+}
+
 /** Rendered blocks, ready to insert: `key` changes whenever the nodes would. */
 export interface RenderedBlocks {
   readonly key: string;
@@ -489,9 +510,11 @@ export function renderFragment(tokens: readonly MdToken[], env: RenderEnv): Rend
       for (const code of fragment.querySelectorAll(`code[${FILL}]`)) {
         const fill = fills[Number(code.getAttribute(FILL))];
         code.removeAttribute(FILL);
-        if (fill !== undefined) {
-          code.append(highlightedNodes(highlightCode(fill.code, fill.language)));
+        if (fill === undefined) {
+          continue;
         }
+        code.append(highlightedNodes(highlightCode(fill.code, fill.language)));
+        code.closest('.aq-code')?.querySelector('.aq-code-actions')?.replaceWith(codeActions(fill.name));
       }
       return fragment;
     },
