@@ -131,9 +131,13 @@ function median(values: readonly number[]): number {
 /** Streams `text` RUNS times; each figure is the median over the runs, `worstFrameMs` the longest frame of all. */
 async function streamRuns(page: Page, text: string): Promise<LiveResult & { worstFrameMs: number }> {
   const runs: LiveResult[] = [];
+  const cdp = await page.context().newCDPSession(page);
   for (let run = 0; run < RUNS; run++) {
+    // Each run starts from a collected heap: the last run's answer is garbage that is not this run's.
+    await cdp.send('HeapProfiler.collectGarbage');
     runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME }));
   }
+  await cdp.detach();
   const at = (key: Exclude<keyof LiveResult, 'equal'>): number => median(runs.map((result) => result[key]));
   return {
     renderMs: at('renderMs'),

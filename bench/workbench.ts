@@ -44,7 +44,7 @@ interface ProbeRecord {
   gaps: [number, number][];
   /** Long tasks: [start, length]. */
   longTasks: [number, number][];
-  /** When `body[data-status]` became "done" (panel), and a frame after that. */
+  /** When the panel's `body[data-status]` was "done" and its last answer all rendered (`aria-busy` false), and a frame after that. */
   doneAt?: number;
   donePaintedAt?: number;
   /** When a line matching the `footer` pattern showed, and a frame after that. */
@@ -96,15 +96,17 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
     observers.push(observer);
   }
   if (options.done) {
+    // Done: the answer ended and the renderer says all of it is rendered (aria-busy goes false).
     const observer = new MutationObserver(() => {
-      if (record.doneAt === undefined && body.dataset.status === 'done') {
+      const answers = body.ownerDocument.querySelectorAll('[data-role="assistant"]');
+      if (record.doneAt === undefined && body.dataset.status === 'done' && answers[answers.length - 1]?.getAttribute('aria-busy') === 'false') {
         afterFrame((domAt, paintedAt) => {
           record.doneAt = domAt;
           record.donePaintedAt = paintedAt;
         });
       }
     });
-    observer.observe(body, { attributes: true, attributeFilter: ['data-status'] });
+    observer.observe(body, { attributes: true, subtree: true, attributeFilter: ['data-status', 'aria-busy'] });
     observers.push(observer);
   }
   if (options.footer !== undefined) {
@@ -326,7 +328,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const doneAt = panel.doneAt ?? Number.NaN;
   const answer = frame.locator('[data-role="assistant"] .aq-answer').last();
   const sections = await answer.locator('h2').count();
-  const expected = /Last section: (\d+)\./.exec(await answer.locator(':scope > p').last().textContent() ?? '')?.[1];
+  const expected = /Last section: (\d+)\./.exec(await answer.locator('p').last().textContent() ?? '')?.[1];
   const complete = expected !== undefined && sections === Number(expected);
   const lastToFinal = doneAt - last;
   return [

@@ -3,7 +3,8 @@
  *
  * Test hooks (stable for e2e tests):
  *   [data-turn-id="…"][data-role="user"|"assistant"]   one per turn; answers carry
- *       [data-status="streaming"|"done"|"stopped"|"error"|"interrupted"] and aria-busy
+ *       [data-status="streaming"|"done"|"stopped"|"error"|"interrupted"] and aria-busy (true until the
+ *       answer has ended and all of it is rendered)
  *   .aq-answer                                          the rendered markdown of an answer
  *   .aq-code  [data-lang]  .aq-code-actions  button[data-action="copy"|"insert"|"open"]   code blocks
  *   [data-role="http-status"]  [data-role="error"] (with [data-role="error-status"])  [data-role="stopped-note"]

@@ -75,7 +75,14 @@ export class AssistantTurnView {
       header.append(h('span', { className: 'aq-spacer' }), button('copy-message', 'Copy answer', 'copy', () => context.post({ type: 'copyAnswer', turnId: this.turn.id }), { className: 'aq-icon-button aq-copy-message' }));
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
-    this.renderer = new IncrementalRenderer(answer, { onRender: () => context.changed() });
+    this.renderer = new IncrementalRenderer(answer, {
+      onRender: () => {
+        context.changed();
+        if (this.currentStatus !== 'streaming' && this.element.getAttribute('aria-busy') === 'true' && this.renderer.done) {
+          this.showStatus();
+        }
+      },
+    });
     this.textSoFar = turn.text;
     this.byteCount = utf8Length(turn.text);
     this.renderer.reset(turn.text);
@@ -124,7 +131,8 @@ export class AssistantTurnView {
 
   private showStatus(): void {
     this.element.dataset.status = this.currentStatus;
-    this.element.setAttribute('aria-busy', String(this.currentStatus === 'streaming'));
+    // Busy until the answer has ended and all of it is rendered (a long one renders over some frames).
+    this.element.setAttribute('aria-busy', String(this.currentStatus === 'streaming' || !this.renderer.done));
     this.statusBadge.textContent = this.http === undefined ? '' : `HTTP ${this.http}`;
     this.statusBadge.hidden = this.http === undefined;
     this.statusBadge.classList.toggle('aq-badge-error', this.http !== undefined && this.http >= 400);

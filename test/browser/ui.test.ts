@@ -166,6 +166,61 @@ describe('webview UI in Chromium', function () {
       assert.deepEqual(await waitForMessage(page, 'insertCode'), { type: 'insertCode', code: 'const x = 1;' });
     });
 
+    it('a long answer that arrives at once renders over several frames without a long freeze, busy until all of it is there', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat') });
+      await send(page, { type: 'turnStart', turn: turn('a1', 'assistant', '') });
+      const sections = 3000;
+      const text = Array.from({ length: sections }, (_, i) => `## Part ${i + 1}\n\nText with **bold** and \`code\` ${i}.\n\n- one\n- two\n\n\`\`\`ts\nconst v${i} = ${i};\n\`\`\`\n`).join('\n');
+      const result = await page.evaluate(
+        async ({ text }) => {
+          // Frames are watched from before the answer comes until it is all rendered.
+          let previous = performance.now();
+          let longestGap = 0;
+          const gaps: number[] = [];
+          let frames = 0;
+          let watching = true;
+          const watch = (now: number): void => {
+            longestGap = Math.max(longestGap, now - previous);
+            if (now - previous > 40) gaps.push(Math.round(now - previous));
+            previous = now;
+            frames++;
+            if (watching) requestAnimationFrame(watch);
+          };
+          requestAnimationFrame(watch);
+          window.postMessage({ type: 'append', turnId: 'a1', text }, '*');
+          window.postMessage({ type: 'turnEnd', turnId: 'a1', status: 'done' }, '*');
+          const answer = (): Element | null => document.querySelector('[data-turn-id="a1"]');
+          await new Promise<void>((resolve) => setTimeout(resolve, 0));
+          const busyAfterEnd = answer()?.getAttribute('aria-busy');
+          while (answer()?.getAttribute('aria-busy') !== 'false') {
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+          }
+          watching = false;
+          return { gaps, busyAfterEnd, frames, longestGap, headings: answer()?.querySelectorAll('h2').length, status: answer()?.getAttribute('data-status') };
+        },
+        { text },
+      );
+      const summary = JSON.stringify(result);
+      assert.equal(result.busyAfterEnd, 'true', summary);
+      assert.equal(result.status, 'done', summary);
+      assert.equal(result.headings, sections, summary);
+      // Rendered over many frames: no single task took the page for the whole answer.
+      assert.ok(result.frames > 10, summary);
+    });
+
+    it('a long answer that arrives at once and then pauses is rendered to its last complete block over the next frames', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat') });
+      await send(page, { type: 'turnStart', turn: turn('a1', 'assistant', '') });
+      const sections = 2000;
+      const text = Array.from({ length: sections }, (_, i) => `## Part ${i + 1}\n\nText with **bold** ${i}.\n`).join('\n') + '\nThe end';
+      await send(page, { type: 'append', turnId: 'a1', text });
+      // No more text comes for now: the renderer must still work through all it has.
+      await page.waitForFunction((n) => document.querySelectorAll('[data-turn-id="a1"] h2').length === n, sections, { timeout: 60_000 });
+      assert.equal(await page.locator('[data-turn-id="a1"]').getAttribute('aria-busy'), 'true');
+    });
+
     it('a 401 shows the status, the message, Retry and Set API Key…, and announces the failure once', async () => {
       page = await open('chat');
       await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'hi'), turn('a1', 'assistant', 'partial ')]) });

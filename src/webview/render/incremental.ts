@@ -20,9 +20,9 @@ export interface RendererOptions {
 }
 
 /** The text parsed at once, unless a longer open block needs more (then it doubles). */
-const BASE_WINDOW = 16 * 1024;
+const BASE_WINDOW = 4 * 1024;
 /** A frame parses windows one after the other until it has taken this long; the rest waits for the next. */
-const FRAME_BUDGET_MS = 12;
+const FRAME_BUDGET_MS = 20;
 /** An open block longer than this streams through a {@link BlockStream}: its finished parts are never rendered again. */
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
@@ -191,7 +191,7 @@ export class IncrementalRenderer {
     this.update(true);
   }
 
-  /** Starts over, showing `text` (rendered at once); the stream may continue with `append`. */
+  /** Starts over, showing `text` (within this frame's budget, the rest over the next frames); the stream may continue with `append`. */
   reset(text = ''): void {
     this.generation++;
     this.scheduled = false;
@@ -212,7 +212,8 @@ export class IncrementalRenderer {
     this.regrowAt = 0;
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
-    this.update(true);
+    // A long text (a restored conversation) is rendered over frames like any other.
+    this.update(false);
   }
 
   /** Line breaks and NULs as markdown-it normalizes them, across chunk boundaries (a CR then a LF). */
@@ -277,7 +278,8 @@ export class IncrementalRenderer {
         break;
       }
     }
-    this.renderedLength = this.received;
+    // With work left for later frames, the text received is not all rendered yet.
+    this.renderedLength = more ? -1 : this.received;
     if (complete && !more && this.stream === undefined && (reachedEnd || this.tail.length === 0)) {
       this.settled = true;
     }
