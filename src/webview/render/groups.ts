@@ -37,7 +37,7 @@ export interface GroupShape {
 }
 
 /** The parent index `index` (of the children) belongs in: -1 for the root, else the group's index. */
-export function groupOf(index: number): number {
+function groupOf(index: number): number {
   return index < GROUP_SIZE ? -1 : Math.floor((index - GROUP_SIZE) / GROUP_SIZE);
 }
 
@@ -69,11 +69,6 @@ export class Grouper {
   private readonly groups: Group[] = [];
 
   constructor(private readonly shape: GroupShape) {}
-
-  /** How many children (elements) are in place. */
-  get size(): number {
-    return this.elements;
-  }
 
   /** Appends the fragment's nodes in order; returns where they went. */
   append(fragment: DocumentFragment): Placement {
@@ -162,9 +157,4 @@ export function replacePlacement(placement: Placement, fragment: DocumentFragmen
     }
   });
   return segments;
-}
-
-/** The nodes of a placement, in order. */
-export function placedNodes(placement: Placement): ChildNode[] {
-  return placement.flatMap(nodesOf);
 }
