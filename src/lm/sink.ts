@@ -17,19 +17,15 @@ export const CHAT_FLUSH_MS = 17;
 export class ChatTextSink implements QuerySink {
   private readonly batcher: TextBatcher;
   private chars = 0;
-  private lastWriteAt = Number.NEGATIVE_INFINITY;
   /** The HTTP status the answer came with, once headers arrived. */
   httpStatus: number | undefined;
 
   constructor(
     write: (text: string) => void,
     private readonly onEnd: (outcome: QueryOutcome) => void = () => undefined,
-    private readonly intervalMs = CHAT_FLUSH_MS,
+    intervalMs = CHAT_FLUSH_MS,
   ) {
-    this.batcher = new TextBatcher((text) => {
-      this.lastWriteAt = performance.now();
-      write(text);
-    }, intervalMs);
+    this.batcher = new TextBatcher(write, intervalMs, true);
   }
 
   /** Characters of answer text received so far. */
@@ -51,10 +47,6 @@ export class ChatTextSink implements QuerySink {
   append(text: string): void {
     this.chars += text.length;
     this.batcher.push(text);
-    // The batcher's first flush after a quiet spell waits for a timer (a millisecond or more, and
-    // none at all while a backlog of buffered pieces is read); when the interval has passed
-    // anyway, write now. The batcher still decides everything else.
-    if (performance.now() - this.lastWriteAt >= this.intervalMs) this.batcher.flushNow();
   }
 
   end(outcome: QueryOutcome): void {

@@ -50,6 +50,23 @@ describe('TextBatcher', () => {
     batcher.dispose();
   });
 
+  it('with leading, writes the first push of a quiet spell at once and batches the rest of the interval', async () => {
+    const flushed: string[] = [];
+    const intervalMs = 30;
+    const batcher = new TextBatcher((text) => flushed.push(text), intervalMs, true);
+    batcher.push('first');
+    assert.deepEqual(flushed, ['first'], 'no timer between the piece and its reader');
+    batcher.push('a');
+    batcher.push('b');
+    assert.deepEqual(flushed, ['first'], 'within the interval, pieces wait');
+    await waitFor(() => flushed.length === 2, 'the rest of the interval');
+    assert.deepEqual(flushed, ['first', 'ab']);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs + 5));
+    batcher.push('after a quiet spell');
+    assert.deepEqual(flushed, ['first', 'ab', 'after a quiet spell']);
+    batcher.dispose();
+  });
+
   it('flushNow and dispose deliver what is pending at once', () => {
     const flushed: string[] = [];
     const batcher = new TextBatcher((text) => flushed.push(text), 50);
