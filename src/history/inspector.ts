@@ -40,7 +40,6 @@ export class Inspector implements vscode.TextDocumentContentProvider {
     const document = await vscode.workspace.openTextDocument(inspectorUri(exchange));
     await vscode.window.showTextDocument(document, { preview: false, viewColumn: vscode.ViewColumn.Beside });
   }
-
 }
 
 /** A code fence longer than any run of backticks in `text`, so the text can never close it. */

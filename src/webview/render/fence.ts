@@ -75,6 +75,11 @@ class CodeLane {
     }
   }
 
+  /** Whether more code can still come to this lane. */
+  get open(): boolean {
+    return !this.closed;
+  }
+
   close(): void {
     this.closed = true;
   }
@@ -156,9 +161,8 @@ export class FenceStream implements BlockStream {
   /** The highlighted lane (if the language is known), then the plain one. */
   private readonly highlighted: CodeLane | undefined;
   private readonly plain: CodeLane;
-  /** How much code the highlighted lane has taken; where it ends, once that is known. */
+  /** How much code the highlighted lane has taken. */
   private codeLength = 0;
-  private highlightEnd: number | undefined;
   /** Tail offset of the first line not yet finished with. */
   private lineStart: number;
   /** How much of that line (after indentation is stripped) is already code. */
@@ -183,9 +187,6 @@ export class FenceStream implements BlockStream {
     this.plain = new CodeLane(this.code, '', () => this.live);
     const plain = this.plain;
     this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live);
-    if (this.highlighted === undefined) {
-      this.highlightEnd = 0;
-    }
   }
 
   get pending(): boolean {
@@ -235,14 +236,13 @@ export class FenceStream implements BlockStream {
   /** Gives final code to its lane: the highlighted one up to {@link highlightEnd}, the plain one after. */
   private addCode(text: string): void {
     let rest = text;
-    if (this.highlightEnd === undefined && this.highlighted !== undefined) {
+    if (this.highlighted?.open === true) {
       const end = highlightEnd(rest, this.codeLength);
       const taken = end ?? rest.length;
       this.highlighted.add(rest.slice(0, taken));
       this.codeLength += taken;
       rest = rest.slice(taken);
       if (end !== undefined) {
-        this.highlightEnd = this.codeLength;
         this.highlighted.close();
       }
     }

@@ -3,13 +3,12 @@ import {
   GROUP_SHELL,
   parseMarkdown,
   renderFragment,
-  sanitizeToFragment,
   type MdToken,
   type References,
   type RenderEnv,
 } from './markdown';
 import { FenceStream } from './fence';
-import { ContainerStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
+import { appendGroup, ContainerStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -91,14 +90,7 @@ function renderBlocks(source: string, references: References): DocumentFragment 
 
 /** The answer's top-level blocks, grouped (see groups.ts). */
 function blockGrouper(container: HTMLElement): Grouper {
-  return new Grouper({
-    root: container,
-    addGroup: () => {
-      const nodes = Array.from(sanitizeToFragment(GROUP_SHELL).childNodes);
-      container.append(...nodes);
-      return { into: nodes[0] as Element, nodes };
-    },
-  });
+  return new Grouper({ root: container, addGroup: () => appendGroup(container, GROUP_SHELL) });
 }
 
 /**

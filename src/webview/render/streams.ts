@@ -241,9 +241,9 @@ export class ParagraphStream implements BlockStream {
   }
 }
 
-/** Appends an empty group (`html`, parsed inside a `parent`) to `host`. */
-function appendGroup(host: Element, html: string, parent: PieceParent): Group {
-  const fragment = sanitizeChildren(html, parent);
+/** Appends an empty group (`html`, parsed inside a `parent`, or at the top level) to `host`. */
+export function appendGroup(host: Element, html: string, parent?: PieceParent): Group {
+  const fragment = parent === undefined ? sanitizeToFragment(html) : sanitizeChildren(html, parent);
   const nodes = Array.from(fragment.childNodes);
   const into = fragment.firstElementChild ?? host;
   host.append(fragment);
