@@ -272,6 +272,66 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  it('an answer far ahead of the renderer: whole groups wait as text and render as they come into view, with definitions that arrive later; flushed, it equals a one-shot render', async () => {
+    // Many short blocks, a use of a definition now and then, and the definition at the very end.
+    const parts = longShapes(768 * 1024, 9).blocks.split('\n\n');
+    const text = parts.map((part, i) => (i % 150 === 75 ? `${part}\n\nSee [the spec][spec] here.` : part)).join('\n\n') + '\n\n[spec]: https://example.com/spec "Spec"\n';
+    const uses = parts.filter((_, i) => i % 150 === 75).length;
+    const first = text.slice(0, Math.floor(text.length * 0.7));
+    const result = await page.evaluate(
+      async ({ first, rest }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const scroller = document.createElement('div');
+        scroller.style.height = '400px';
+        scroller.style.overflow = 'auto';
+        const out = document.createElement('div');
+        out.className = 'aq-answer';
+        scroller.append(out);
+        document.body.append(scroller);
+        // Real frames, as in the webview.
+        const renderer = new window.AQ.IncrementalRenderer(out);
+        const groups = (): Element[] => [...out.querySelectorAll(':scope > .aq-group')];
+        const waiting = (): number => groups().filter((group) => group.hasAttribute('style')).length;
+        renderer.append(first);
+        await frame();
+        await frame();
+        const early = { waiting: waiting(), groups: groups().length };
+        // The reader looks at the middle while the rest is still to come.
+        scroller.scrollTop = scroller.scrollHeight / 2;
+        for (let i = 0; i < 10; i++) {
+          await frame();
+        }
+        const all = groups();
+        const middleRendered = all.filter((group, i) => i > all.length * 0.2 && i < all.length * 0.8 && !group.hasAttribute('style') && group.childElementCount === 64).length;
+        renderer.append(rest);
+        renderer.finish();
+        while (!renderer.done) {
+          await frame();
+        }
+        const last = groups()[groups().length - 1];
+        const end = { waiting: waiting(), groups: groups().length, lastRendered: !last.hasAttribute('style') && last.childElementCount > 0 };
+        renderer.flush?.();
+        const got = out.innerHTML;
+        const expected = window.AQ.renderMarkdownOnce(first + rest);
+        let at = 0;
+        while (at < got.length && got[at] === expected[at]) {
+          at++;
+        }
+        const difference = at === got.length && at === expected.length ? undefined : { got: got.slice(Math.max(0, at - 300), at + 300), expected: expected.slice(Math.max(0, at - 300), at + 300) };
+        const result = { early, middleRendered, end, difference, links: out.querySelectorAll('a[href="https://example.com/spec"]').length };
+        scroller.remove();
+        return result;
+      },
+      { first, rest: text.slice(first.length) },
+    );
+    const summary = JSON.stringify(result);
+    assert.ok(result.early.groups > 20 && result.early.waiting > result.early.groups / 2, `most groups wait while the renderer is far behind: ${summary}`);
+    assert.ok(result.middleRendered > 0, `the groups in view are rendered: ${summary}`);
+    assert.ok(result.end.waiting > 0 && result.end.lastRendered, `at the end, the newest text is rendered and groups far from the view still wait: ${summary}`);
+    assert.equal(result.difference, undefined, summary);
+    assert.equal(result.links, uses, summary);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

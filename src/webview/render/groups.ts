@@ -84,6 +84,29 @@ export class Grouper {
     return segments;
   }
 
+  /** How many elements have been placed. */
+  get count(): number {
+    return this.elements;
+  }
+
+  /** How many more elements go where they are until the next group starts. */
+  untilGroup(): number {
+    return this.elements < GROUP_SIZE ? GROUP_SIZE - this.elements : (GROUP_SIZE - ((this.elements - GROUP_SIZE) % GROUP_SIZE)) % GROUP_SIZE;
+  }
+
+  /**
+   * Adds a whole group (GROUP_SIZE elements to come) at once, empty: its children are put in
+   * later (see lazy.ts). Only where a group starts (`untilGroup()` is 0).
+   */
+  placeGroup(): Element {
+    if (this.untilGroup() !== 0) {
+      throw new Error('a whole group goes only where a group starts');
+    }
+    this.parentForNext();
+    this.elements += GROUP_SIZE;
+    return this.groups[this.groups.length - 1].into;
+  }
+
   /** Removes the nodes of a placement made by the last appends; groups left empty go too. */
   remove(placement: Placement): void {
     for (const segment of placement) {

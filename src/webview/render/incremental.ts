@@ -1,6 +1,8 @@
-import { Grouper, replacePlacement, type Placement } from './groups';
+import { GROUP_SIZE, Grouper, replacePlacement, type Placement } from './groups';
+import { LazyGroups } from './lazy';
 import {
   GROUP_SHELL,
+  parseBlocks,
   parseMarkdown,
   renderFragment,
   type MdToken,
@@ -26,6 +28,16 @@ const FRAME_BUDGET_MS = 20;
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
 const REGROW = 1.5;
+/**
+ * When the text not yet rendered grows past LAZY_AT (it arrives much faster than it renders), or
+ * past twice LAZY_KEEP once the answer has ended (it came at once, or was restored), whole groups
+ * of top-level blocks before the newest LAZY_KEEP wait as text until they come near the view
+ * (see lazy.ts). The view follows the newest text while it streams.
+ */
+const LAZY_AT = 256 * 1024;
+const LAZY_KEEP = 16 * 1024;
+/** The text parsed (blocks only) at once when groups are made to wait. */
+const LAZY_WINDOW = 64 * 1024;
 const LINE_BREAK = /\n/g;
 const BLANK = /^[ \t]*$/;
 const LINE_BREAKS = /\r\n?/g;
@@ -55,22 +67,42 @@ function lineStarts(text: string): number[] {
  */
 function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly number[]): { index: number; offset: number } | undefined {
   for (let i = tokens.length - 1; i > 0; i--) {
-    const token = tokens[i];
-    if (token.level !== 0 || token.nesting === -1 || token.map === null) {
-      continue;
-    }
-    const line = token.map[0];
-    if (line < 1 || line + 1 >= starts.length) {
-      continue;
-    }
-    const previous = text.slice(starts[line - 1], starts[line] - 1);
-    // A fence followed by another block is closed, on the line before it.
-    const closedFence = tokens[i - 1].type === 'fence' && tokens[i - 1].map?.[1] === line;
-    if (BLANK.test(previous) || closedFence) {
-      return { index: i, offset: starts[line] };
+    const offset = boundaryAt(tokens, i, text, starts);
+    if (offset !== undefined) {
+      return { index: i, offset };
     }
   }
   return undefined;
+}
+
+/** The offset where token `i` starts, if it is a top-level block starting at a boundary (see findBoundary). */
+function boundaryAt(tokens: readonly MdToken[], i: number, text: string, starts: readonly number[]): number | undefined {
+  const token = tokens[i];
+  if (i < 1 || token.level !== 0 || token.nesting === -1 || token.map === null) {
+    return undefined;
+  }
+  const line = token.map[0];
+  if (line < 1 || line + 1 >= starts.length) {
+    return undefined;
+  }
+  const previous = text.slice(starts[line - 1], starts[line] - 1);
+  // A fence followed by another block is closed, on the line before it.
+  const closedFence = tokens[i - 1].type === 'fence' && tokens[i - 1].map?.[1] === line;
+  return BLANK.test(previous) || closedFence ? starts[line] : undefined;
+}
+
+/**
+ * A copy of `part` that holds no reference to the text it was cut from. A slice can share its
+ * parent's memory, and the tail is a new string each time text arrives: text kept for a long time
+ * would keep every earlier tail alive.
+ */
+function ownCopy(part: string): string {
+  return ` ${part}`.slice(1);
+}
+
+/** Whether a token starts a top-level element of the answer (as rendered: every block is one element). */
+function startsElement(token: MdToken): boolean {
+  return token.level === 0 && token.nesting !== -1;
 }
 
 /**
@@ -126,6 +158,10 @@ export class IncrementalRenderer {
   private stream: BlockStream | undefined;
   /** No stream takes the open block: it is rendered again once the tail is this long. */
   private regrowAt = 0;
+  /** Groups of blocks that wait as text until they come near the view. */
+  private lazy: LazyGroups;
+  /** No group could wait last time: not tried again before this many top-level elements are placed. */
+  private lazyRetryAt = 0;
   private scheduled = false;
   private generation = 0;
   /** No more text comes (`finish()`); `settled`: and all of it is rendered. */
@@ -147,6 +183,7 @@ export class IncrementalRenderer {
   ) {
     this.schedule = options.scheduleFrame ?? defaultSchedule;
     this.blocks = blockGrouper(container);
+    this.lazy = this.lazyGroups();
   }
 
   /** How many UTF-16 code units have been received. */
@@ -173,14 +210,18 @@ export class IncrementalRenderer {
     this.update(false);
   }
 
-  /** Whether the answer has ended and all of it is rendered. */
+  /**
+   * Whether the answer has ended and all of it is rendered, but for groups far from the view that
+   * wait to be rendered until they come near it.
+   */
   get done(): boolean {
     return this.settled;
   }
 
-  /** Renders what is pending now, all of it, instead of over the next frames. */
+  /** Renders what is pending now, all of it (groups waiting for the view too), instead of over the next frames. */
   flush(): void {
     this.update(true);
+    this.lazy.renderAll();
   }
 
   /** Starts over, showing `text` (within this frame's budget, the rest over the next frames); the stream may continue with `append`. */
@@ -202,6 +243,9 @@ export class IncrementalRenderer {
     this.window = BASE_WINDOW;
     this.stream = undefined;
     this.regrowAt = 0;
+    this.lazy.dispose();
+    this.lazy = this.lazyGroups();
+    this.lazyRetryAt = 0;
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
     // A long text (a restored conversation) is rendered over frames like any other.
@@ -237,11 +281,13 @@ export class IncrementalRenderer {
   private update(all: boolean): void {
     this.scheduled = false;
     const complete = this.finished;
+    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + FRAME_BUDGET_MS;
+    // Groups that came into view go first: the reader is looking at them.
+    let changed = this.lazy.pending && this.lazy.renderDue(deadline);
     if (this.settled || (this.renderedLength === this.received && !complete && this.stream?.pending !== true)) {
+      this.afterUpdate(changed);
       return;
     }
-    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + FRAME_BUDGET_MS;
-    let changed = false;
     let more = false;
     let reachedEnd = false;
     for (;;) {
@@ -262,6 +308,10 @@ export class IncrementalRenderer {
         more = true;
         break;
       }
+      if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait()) {
+        changed = true;
+        continue;
+      }
       const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
       const last = end === this.tail.length;
       changed = this.renderWindow(end, all || (complete && last), last) || changed;
@@ -278,8 +328,82 @@ export class IncrementalRenderer {
     if (!this.settled && (more || (complete && !all))) {
       this.requestFrame();
     }
+    this.afterUpdate(changed);
+  }
+
+  private afterUpdate(changed: boolean): void {
+    if (this.lazy.pending) {
+      this.requestFrame();
+    }
     if (changed) {
       this.options.onRender?.();
+    }
+  }
+
+  private lazyGroups(): LazyGroups {
+    return new LazyGroups(
+      renderBlocks,
+      // The definitions frozen text made come first (the first definition wins), then those seen since.
+      () => ({ ...this.refs, ...this.frozenRefs }),
+      () => this.requestFrame(),
+    );
+  }
+
+  /**
+   * The text far behind the stream: its whole groups of top-level blocks wait as text (see
+   * lazy.ts). Parses a window of the tail's blocks only; the blocks before the next group start
+   * are rendered as usual, then every group that starts and ends at a boundary waits. Returns
+   * whether any text was taken off the tail.
+   */
+  private makeGroupsWait(): boolean {
+    // The open part at the tail's end is rendered again after this.
+    this.removeTail();
+    const text = this.tail.slice(0, Math.min(LAZY_WINDOW, this.tail.length - LAZY_KEEP));
+    const tokens = parseBlocks(text);
+    const starts = lineStarts(text);
+    // Where each top-level element starts, and whether text can be cut there (undefined: no).
+    const cuts: Array<number | undefined> = [];
+    tokens.forEach((token, i) => {
+      if (startsElement(token)) {
+        cuts.push(cuts.length === 0 ? 0 : boundaryAt(tokens, i, text, starts));
+      }
+    });
+    let element = this.blocks.untilGroup();
+    let taken = element === 0 ? 0 : cuts[element];
+    if (taken === undefined || element >= cuts.length) {
+      this.lazyRetryAt = this.blocks.count + GROUP_SIZE;
+      return false;
+    }
+    if (taken > 0) {
+      this.freeze(text.slice(0, taken));
+    }
+    const eager = taken;
+    for (; element + GROUP_SIZE < cuts.length; element += GROUP_SIZE) {
+      const end = cuts[element + GROUP_SIZE];
+      if (end === undefined) {
+        break;
+      }
+      this.lazy.add(this.blocks.placeGroup() as HTMLElement, ownCopy(text.slice(taken, end)));
+      taken = end;
+    }
+    if (taken === 0) {
+      this.lazyRetryAt = this.blocks.count + GROUP_SIZE;
+      return false;
+    }
+    const waited = text.slice(eager, taken);
+    if (waited.includes(']:')) {
+      this.learnReferences(waited);
+    }
+    this.tail = this.tail.slice(taken);
+    return true;
+  }
+
+  /** Renders `source` (top-level blocks that end at a boundary) as a frozen chunk. */
+  private freeze(source: string): void {
+    const placement = this.blocks.append(renderBlocks(source, { ...this.refs, ...this.frozenRefs }));
+    this.chunks.push({ placement, source: source.includes(']') ? ownCopy(source) : undefined, render: renderBlocks });
+    if (source.includes(']:')) {
+      this.learnReferences(source);
     }
   }
 
@@ -322,7 +446,7 @@ export class IncrementalRenderer {
       this.removeTail();
       const chunkText = tail.slice(0, boundary.offset);
       const placement = this.blocks.append(renderFragment(tokens.slice(0, boundary.index), env).build());
-      this.chunks.push({ placement, source: chunkText.includes(']') ? chunkText : undefined, render: renderBlocks });
+      this.chunks.push({ placement, source: chunkText.includes(']') ? ownCopy(chunkText) : undefined, render: renderBlocks });
       if (chunkText.includes(']:')) {
         this.learnReferences(chunkText);
       }
@@ -403,7 +527,7 @@ export class IncrementalRenderer {
   /** Learns the definitions made by frozen text (first definition wins, as in a full parse). */
   private learnReferences(source: string): void {
     const env: RenderEnv = { references: { ...this.frozenRefs } };
-    parseMarkdown(source, env);
+    parseBlocks(source, env);
     this.frozenRefs = env.references ?? {};
   }
 
@@ -430,13 +554,13 @@ export class IncrementalRenderer {
     if (labels.length === 0) {
       return false;
     }
-    let changed = false;
+    const mentions = (source: string): boolean => {
+      const text = squash(source);
+      return labels.some((label) => text.includes(label));
+    };
+    let changed = this.lazy.refresh(mentions, after);
     for (const chunk of this.chunks) {
-      if (chunk.source === undefined) {
-        continue;
-      }
-      const text = squash(chunk.source);
-      if (!labels.some((label) => text.includes(label))) {
+      if (chunk.source === undefined || !mentions(chunk.source)) {
         continue;
       }
       chunk.placement = replacePlacement(chunk.placement, chunk.render(chunk.source, after));

@@ -388,10 +388,13 @@ export function parseMarkdown(text: string, env: RenderEnv, piece?: ParsePiece):
   return md.parse(text, piece === undefined ? env : Object.assign(env, { aqPiece: piece }));
 }
 
-/** Parses the block structure only (no inline parsing): for deciding where blocks end. Text must be normalized. */
-export function parseBlocks(text: string): MdToken[] {
+/**
+ * Parses the block structure only (no inline parsing): for deciding where blocks end. Link
+ * reference definitions (a block rule) still go into `env`. Text must be normalized.
+ */
+export function parseBlocks(text: string, env: RenderEnv = {}): MdToken[] {
   const tokens: MdToken[] = [];
-  md.block.parse(text, md, {}, tokens);
+  md.block.parse(text, md, env, tokens);
   return tokens;
 }
 

@@ -241,9 +241,18 @@ export class ParagraphStream implements BlockStream {
   }
 }
 
+/** Empty groups as sanitizing their markup makes them, by markup and parent: cloned, not sanitized again. */
+const groupShells = new Map<string, DocumentFragment>();
+
 /** Appends an empty group (`html`, parsed inside a `parent`, or at the top level) to `host`. */
 export function appendGroup(host: Element, html: string, parent?: PieceParent): Group {
-  const fragment = parent === undefined ? sanitizeToFragment(html) : sanitizeChildren(html, parent);
+  const key = `${parent ?? ''}\0${html}`;
+  let shell = groupShells.get(key);
+  if (shell === undefined) {
+    shell = parent === undefined ? sanitizeToFragment(html) : sanitizeChildren(html, parent);
+    groupShells.set(key, shell);
+  }
+  const fragment = shell.cloneNode(true) as DocumentFragment;
   const nodes = Array.from(fragment.childNodes);
   const into = fragment.firstElementChild ?? host;
   host.append(fragment);
