@@ -333,3 +333,8 @@ export async function runCoreBench(): Promise<BenchRow[]> {
   rows.push(...(await batcherBench()));
   return rows;
 }
+
+/** What a row says about groups that waited for the view (see src/webview/render/lazy.ts). */
+export function waited(groups: number): string {
+  return groups === 0 ? '' : `, after rendering the ${groups} groups of 64 blocks that waited for the view, the renderer being far behind`;
+}

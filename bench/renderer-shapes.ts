@@ -1,8 +1,8 @@
 // The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
 // appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
 import type { Page } from 'playwright-core';
-import type { BenchRow } from './core';
 import { longShapes } from '../test/browser/shapes';
+import { waited, type BenchRow } from './core';
 
 const MIB = 1024 * 1024;
 /** The text each frame brings: about 1 MiB/s at 60 frames per second. */
@@ -20,6 +20,8 @@ interface LiveResult {
   readonly longestGapMs: number;
   readonly lastByteToFinalMs: number;
   readonly equal: boolean;
+  /** Groups of blocks that still waited for the view when the answer was done (rendered before comparing). */
+  readonly waited: number;
 }
 
 /**
@@ -99,9 +101,11 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
   // The browser's own work after the last frame (style, layout, paint of the final DOM).
   const after = await nextFrame();
   longestGapMs = Math.max(longestGapMs, after - previous);
+  const waiting = container.querySelectorAll(':scope > .aq-group[style]').length;
+  renderer.flush?.();
   const equal = container.innerHTML === window.AQ.renderMarkdownOnce(args.text);
   chat.remove();
-  return { renderMs, wallMs, frames, longestFrameMs, longestRenderMs, renderOnlyMs, longestGapMs, lastByteToFinalMs, equal };
+  return { renderMs, wallMs, frames, longestFrameMs, longestRenderMs, renderOnlyMs, longestGapMs, lastByteToFinalMs, equal, waited: waiting };
 }
 
 /** The answers measured, each at `bytes` (the table at half). */
@@ -138,7 +142,7 @@ async function streamRuns(page: Page, text: string): Promise<LiveResult & { wors
     runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME }));
   }
   await cdp.detach();
-  const at = (key: Exclude<keyof LiveResult, 'equal'>): number => median(runs.map((result) => result[key]));
+  const at = (key: Exclude<keyof LiveResult, 'equal' | 'waited'>): number => median(runs.map((result) => result[key]));
   return {
     renderMs: at('renderMs'),
     wallMs: at('wallMs'),
@@ -149,6 +153,7 @@ async function streamRuns(page: Page, text: string): Promise<LiveResult & { wors
     longestGapMs: at('longestGapMs'),
     lastByteToFinalMs: at('lastByteToFinalMs'),
     equal: runs.every((result) => result.equal),
+    waited: Math.max(...runs.map((result) => result.waited)),
     worstFrameMs: Math.max(...runs.map((result) => result.longestFrameMs)),
   };
 }
@@ -174,7 +179,7 @@ export async function runShapeBench(page: Page, generated: (bytes: number) => st
       },
       {
         name: `${label}: total render time (inside ${one.frames} frames over ${(one.wallMs / 1000).toFixed(1)} s); final DOM equals one-shot`,
-        value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout); ${String(one.equal && two.equal)}`,
+        value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout); ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`,
         goal: 'true',
         ok: one.equal && two.equal,
       },

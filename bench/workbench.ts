@@ -362,6 +362,10 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       goal,
       ok: lastToFinal <= FINAL_DOM_GOAL_MS && complete,
     },
+    {
+      name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
+      value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
+    },
     stallRow('webview', longestStall(panel, first, doneAt), seen.silentMs, true),
     stallRow('workbench', longestStall(top, first, doneAt), seen.silentMs, true),
   ];
