@@ -332,6 +332,41 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.equal(result.links, uses, summary);
   });
 
+  it('a 2 MiB list or table that arrives at once is rendered over several frames, not in one', async () => {
+    for (const name of ['list', 'table'] as const) {
+      const text = longShapes(2 * 1024 * 1024, 4)[name];
+      const result = await page.evaluate(
+        ({ text, child }) => {
+          const out = document.createElement('div');
+          let pending: Array<() => void> = [];
+          const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+          // The most children one frame added.
+          let most = 0;
+          const frame = (): void => {
+            const before = out.querySelectorAll(child).length;
+            const callbacks = pending;
+            pending = [];
+            for (const callback of callbacks) callback();
+            most = Math.max(most, out.querySelectorAll(child).length - before);
+          };
+          renderer.append(text);
+          let frames = 0;
+          while (pending.length > 0 && frames < 100_000) {
+            frame();
+            frames++;
+          }
+          renderer.finish();
+          while (pending.length > 0) frame();
+          return { most, total: out.querySelectorAll(child).length, frames, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+        },
+        { text, child: name === 'list' ? 'li' : 'tr' },
+      );
+      const summary = `${name}: ${JSON.stringify({ ...result })}`;
+      assert.ok(result.total > 10_000 && result.most < result.total / 2, summary);
+      assert.ok(result.equal, summary);
+    }
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

@@ -65,6 +65,13 @@ export interface BlockStream {
 
 /** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
 const LIVE_LIMIT = 32 * 1024;
+/**
+ * A container's new text is parsed in windows of about this much, each ending at a line end, until
+ * CONTAINER_BUDGET_MS are spent; the rest waits for the next frame. A window that finishes no
+ * child doubles.
+ */
+const CONTAINER_WINDOW = 8 * 1024;
+const CONTAINER_BUDGET_MS = 24;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -305,7 +312,9 @@ function closeOf(tokens: readonly MdToken[], open: number): number {
  */
 export class ContainerStream implements BlockStream {
   readonly placement: Placement;
-  readonly pending = false;
+  /** Text received is left for the next frame. */
+  pending = false;
+  private span = CONTAINER_WINDOW;
   private readonly element: Element;
   private readonly open: string;
   private readonly shape: (typeof CONTAINERS)[string];
@@ -375,13 +384,38 @@ export class ContainerStream implements BlockStream {
     return new ContainerStream(tail, tokens, host);
   }
 
-  advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
-    const pending = tail.length - this.anchor;
-    if (!complete && pending > LIVE_LIMIT && pending < this.nextParseAt) {
+  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
+    const deadline = performance.now() + CONTAINER_BUDGET_MS;
+    for (let first = true; ; first = false) {
+      const available = tail.length - this.anchor;
+      const cut = drain || available <= this.span ? -1 : tail.lastIndexOf('\n', this.anchor + this.span - 1);
+      const end = cut < this.anchor ? tail.length : cut + 1;
+      const before = this.anchor;
+      // A part of the text that ends at a line end is parsed as if no more had come yet.
+      const result = this.advanceWindow(tail, end, complete && end === tail.length, first);
+      this.pending = result === 'open' && end < tail.length;
+      if (!this.pending) {
+        return result;
+      }
+      this.span = this.anchor === before ? 2 * this.span : CONTAINER_WINDOW;
+      if (performance.now() >= deadline) {
+        return 'open';
+      }
+    }
+  }
+
+  /**
+   * Parses the block's unfinished part up to `upTo` (a tail offset), freezes the children that
+   * are final, and renders the rest if `upTo` is the tail's end. `checkGrowth`: an unfinished part
+   * longer than LIVE_LIMIT is parsed again only once it has grown by half.
+   */
+  private advanceWindow(tail: string, upTo: number, complete: boolean, checkGrowth: boolean): StreamResult {
+    const pending = upTo - this.anchor;
+    if (checkGrowth && !complete && pending > LIVE_LIMIT && pending < this.nextParseAt) {
       return 'open';
     }
     this.nextParseAt = pending > LIVE_LIMIT ? pending * 1.5 : 0;
-    const window = this.prefix + tail.slice(this.anchor);
+    const window = this.prefix + tail.slice(this.anchor, upTo);
     const env: RenderEnv = { references: { ...this.host.frozenReferences() } };
     const tokens = parseMarkdown(window, env, 'container');
     this.host.seeReferences(env.references ?? {});
@@ -418,7 +452,8 @@ export class ContainerStream implements BlockStream {
     if (ended) {
       return Math.min(this.anchor, tail.length);
     }
-    if (frozen < children.length) {
+    // Only the tail's end shows the unfinished part (a window that ends earlier goes on next frame).
+    if (frozen < children.length && upTo === tail.length) {
       const fragment = sanitizeChildren(renderTokens(tokens.slice(children[frozen], childrenEnd), env), this.shape.parent);
       this.livePlacement = this.placer.append(fragment);
     }
