@@ -54,10 +54,10 @@ export type StreamResult = 'open' | 'abandon' | number;
 export interface BlockStream {
   /** Where the block's top-level nodes went. */
   readonly placement: Placement;
-  /** Work is left (highlighting) that later frames do even if no text comes. */
+  /** Work is left (highlighting, text received) that later frames do even if no text comes. */
   readonly pending: boolean;
   /**
-   * Takes the tail (which starts with the block). `drain`: do pending work (highlighting) now.
+   * Takes the tail (which starts with the block). `drain`: do pending work (highlighting, all the text) now.
    * `complete`: no more text will come.
    */
   advance(tail: string, drain: boolean, complete: boolean): StreamResult;
@@ -306,9 +306,10 @@ function closeOf(tokens: readonly MdToken[], open: number): number {
 
 /**
  * A list, a table or a block quote. Its open part (from the first unfinished item, row or inner
- * block) is parsed alone each frame, which renders the same as in place: a list item is final once
- * the next item starts, a table row once its line is complete, a quoted block once another starts
- * after a blank quoted line. Finished children are rendered once into the container element.
+ * block) is parsed alone, in windows that end at a line end (see CONTAINER_WINDOW), which renders
+ * the same as in place: a list item is final once the next item starts, a table row once its line
+ * is complete, a quoted block once another starts after a blank quoted line. Finished children
+ * are rendered once into the container element.
  */
 export class ContainerStream implements BlockStream {
   readonly placement: Placement;
