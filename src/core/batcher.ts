@@ -33,14 +33,20 @@ export class TextBatcher {
       return;
     }
     this.pending += text;
-    const wait = this.lastFlushAt + this.intervalMs - performance.now();
-    if (this.disposed || (this.leading && wait <= 0)) {
+    if (this.disposed) {
       this.flushNow();
       return;
     }
-    if (this.timer === undefined) {
-      this.timer = setTimeout(this.onTimer, Math.max(0, wait));
+    // A flush is already due: nothing to decide (no clock read per piece).
+    if (this.timer !== undefined) {
+      return;
     }
+    const wait = this.lastFlushAt + this.intervalMs - performance.now();
+    if (this.leading && wait <= 0) {
+      this.flushNow();
+      return;
+    }
+    this.timer = setTimeout(this.onTimer, Math.max(0, wait));
   }
 
   /** Flushes what is pending now (e.g. when the stream ends). */

@@ -10,7 +10,7 @@ import {
   type RenderEnv,
 } from './markdown';
 import { FenceStream } from './fence';
-import { appendGroup, ContainerStream, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
+import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -89,15 +89,6 @@ function boundaryAt(tokens: readonly MdToken[], i: number, text: string, starts:
   // A fence followed by another block is closed, on the line before it.
   const closedFence = tokens[i - 1].type === 'fence' && tokens[i - 1].map?.[1] === line;
   return BLANK.test(previous) || closedFence ? starts[line] : undefined;
-}
-
-/**
- * A copy of `part` that holds no reference to the text it was cut from. A slice can share its
- * parent's memory, and the tail is a new string each time text arrives: text kept for a long time
- * would keep every earlier tail alive.
- */
-function ownCopy(part: string): string {
-  return ` ${part}`.slice(1);
 }
 
 /** Whether a token starts a top-level element of the answer (as rendered: every block is one element). */
@@ -375,7 +366,8 @@ export class IncrementalRenderer {
       return false;
     }
     if (taken > 0) {
-      this.freeze(text.slice(0, taken));
+      const eagerText = text.slice(0, taken);
+      this.placeFrozen(renderBlocks(eagerText, { ...this.refs, ...this.frozenRefs }), eagerText);
     }
     const eager = taken;
     for (; element + GROUP_SIZE < cuts.length; element += GROUP_SIZE) {
@@ -398,9 +390,9 @@ export class IncrementalRenderer {
     return true;
   }
 
-  /** Renders `source` (top-level blocks that end at a boundary) as a frozen chunk. */
-  private freeze(source: string): void {
-    const placement = this.blocks.append(renderBlocks(source, { ...this.refs, ...this.frozenRefs }));
+  /** Places rendered top-level blocks that end at a boundary (their markdown: `source`) as a frozen chunk. */
+  private placeFrozen(fragment: DocumentFragment, source: string): void {
+    const placement = this.blocks.append(fragment);
     this.chunks.push({ placement, source: source.includes(']') ? ownCopy(source) : undefined, render: renderBlocks });
     if (source.includes(']:')) {
       this.learnReferences(source);
@@ -444,12 +436,7 @@ export class IncrementalRenderer {
       this.window = BASE_WINDOW;
       this.regrowAt = 0;
       this.removeTail();
-      const chunkText = tail.slice(0, boundary.offset);
-      const placement = this.blocks.append(renderFragment(tokens.slice(0, boundary.index), env).build());
-      this.chunks.push({ placement, source: chunkText.includes(']') ? ownCopy(chunkText) : undefined, render: renderBlocks });
-      if (chunkText.includes(']:')) {
-        this.learnReferences(chunkText);
-      }
+      this.placeFrozen(renderFragment(tokens.slice(0, boundary.index), env).build(), tail.slice(0, boundary.offset));
       this.tail = this.tail.slice(boundary.offset);
       tailTokens = tokens.slice(boundary.index);
       changed = true;

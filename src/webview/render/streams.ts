@@ -196,7 +196,7 @@ export class ParagraphStream implements BlockStream {
       const source = tail.slice(from, cut.end);
       this.host.register({
         placement: insert(this.paragraph, sanitizeChildren(textChunk(cut.html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
-        source: source.includes(']') ? source : undefined,
+        source: source.includes(']') ? ownCopy(source) : undefined,
         render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
         owner: this,
       });
@@ -246,6 +246,16 @@ export class ParagraphStream implements BlockStream {
     this.renderLive(tail, end, true);
     return end;
   }
+}
+
+/**
+ * A copy of `part` that holds no reference to the text it was cut from. A slice can share its
+ * parent's memory, and the tail is a new string each time text arrives: text kept for a long time
+ * (to render again for a later definition, or a list turning loose) would keep every earlier tail
+ * alive.
+ */
+export function ownCopy(part: string): string {
+  return ` ${part}`.slice(1);
 }
 
 /** Empty groups as sanitizing their markup makes them, by markup and parent: cloned, not sanitized again. */
@@ -572,7 +582,7 @@ export class ContainerStream implements BlockStream {
 
   private freeze(html: string, source: string): void {
     const placement = this.placer.append(sanitizeChildren(html, this.shape.parent));
-    const text = this.prefix + source;
+    const text = ownCopy(this.prefix + source);
     const chunk: FrozenChunk = {
       placement,
       source: source.includes(']') ? text : undefined,
