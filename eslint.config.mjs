@@ -57,6 +57,13 @@ export default tseslint.config(
     },
   },
   {
+    // One folder deeper: the same rule, written from there.
+    files: ['src/webview/*/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: [noVscode], patterns: [{ group: ['../../*', '!../../protocol', '!../../protocol/*'], message: 'webview/ imports only protocol/ and its own modules.' }] }],
+    },
+  },
+  {
     files: FOUNDATION.map((f) => `src/${f}/**/*.ts`),
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: [...FEATURES.map((f) => `../${f}/*`), '../webview/*'], message: 'The foundation (config, log, secrets, query, notifications, webviewHost, workbench) never imports a feature folder or the webview.' }] }],

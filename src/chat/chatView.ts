@@ -4,7 +4,7 @@ import { applicationLabel } from '../core/applications';
 import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
 import { fileContext, selectionContext, userEditor } from '../workbench/editorContext';
-import { type ApplicationInfo, assertNever, type AttachmentInfo, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
+import { type ApplicationInfo, assertNever, type AttachmentInfo, type SurfaceState, type Turn } from '../protocol/messages';
 import type { QueryOutcome } from '../core/outcome';
 import type { QueryContext, QueryInput } from '../core/prepare';
 import type { QueryRegistry } from '../query/registry';
@@ -12,7 +12,7 @@ import type { QueryRunner } from '../query/runner';
 import type { QuerySink } from '../query/types';
 import type { KeyStore } from '../secrets/keyStore';
 import { background, copyText, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
-import { WebviewBridge } from '../webviewHost/bridge';
+import { type SurfaceMessage, WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
 
@@ -101,7 +101,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     this.bridge?.post({ type: 'state', state: this.state() });
   }
 
-  private onMessage(message: WebviewToHost): void {
+  private onMessage(message: SurfaceMessage): void {
     if (isContentAction(message)) {
       runContentAction(message, this.appId);
       return;

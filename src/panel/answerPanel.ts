@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { assertNever, type SurfaceState, type Turn, type WebviewToHost } from '../protocol/messages';
+import { assertNever, type SurfaceState, type Turn } from '../protocol/messages';
 import type { QueryRegistry } from '../query/registry';
 import type { QueryOutcome } from '../core/outcome';
 import type { QueryInfo, QuerySink } from '../query/types';
 import { background, copyText, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
-import { WebviewBridge } from '../webviewHost/bridge';
+import { type SurfaceMessage, WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 
 const VIEW_TYPE = 'applicationQuery.answer';
@@ -151,7 +151,7 @@ class AnswerPanel {
     };
   }
 
-  private onMessage(message: WebviewToHost): void {
+  private onMessage(message: SurfaceMessage): void {
     if (isContentAction(message)) {
       runContentAction(message, this.applicationId);
       return;

@@ -56,6 +56,24 @@ export interface SurfaceState {
   readonly attachments: readonly AttachmentInfo[];
 }
 
+/** Link reference definitions by normalized label, as markdown-it records them. */
+export type HeldReferences = Readonly<Record<string, { readonly href: string; readonly title: string }>>;
+
+/**
+ * A group of an answer's top-level blocks whose text stays at the extension host until the
+ * webview asks for it (`wantHeld`), because it came far faster than the view could follow.
+ */
+export interface HeldGroup {
+  /** Its number within the answer (from 0). */
+  readonly id: number;
+  /** Its length in UTF-16 code units and its line breaks (for an estimated height), and its UTF-8 bytes. */
+  readonly length: number;
+  readonly lines: number;
+  readonly bytes: number;
+  /** The link reference definitions its text makes (they apply to text before and after it too). */
+  readonly references: HeldReferences;
+}
+
 /** Messages from the extension host to a webview. */
 export type HostToWebview =
   /** Replace everything shown with this state. */
@@ -64,6 +82,10 @@ export type HostToWebview =
   | { readonly type: 'turnStart'; readonly turn: Turn }
   /** Text arrived for a streaming answer (batched: at most one message per frame). */
   | { readonly type: 'append'; readonly turnId: string; readonly text: string }
+  /** Groups of a streaming answer kept at the host, in order with `append`: they follow the text sent so far. */
+  | { readonly type: 'held'; readonly turnId: string; readonly groups: readonly HeldGroup[] }
+  /** The text of a held group, in reply to `wantHeld`. */
+  | { readonly type: 'heldText'; readonly turnId: string; readonly id: number; readonly text: string }
   /** The HTTP status of an answer became known. */
   | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }
   /** An answer ended. */
@@ -84,6 +106,10 @@ export type HostToWebview =
 export type WebviewToHost =
   /** The webview has loaded and can receive messages. Always the first message. */
   | { readonly type: 'ready' }
+  /** An `append` of `length` code units arrived (the host keeps only so much text on the way). */
+  | { readonly type: 'received'; readonly length: number }
+  /** The view needs these held groups' text (they came near it). */
+  | { readonly type: 'wantHeld'; readonly turnId: string; readonly ids: readonly number[] }
   /** Send a question (chat). */
   | { readonly type: 'send'; readonly text: string }
   /** Stop a streaming answer, or every answer of this surface when `turnId` is absent. */
@@ -116,8 +142,15 @@ export type WebviewToHost =
 /** The largest text a webview may send in one message (a generous question or code block). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
 
+/** The most held groups a webview asks for at once. */
+export const MAX_WANTED = 1000;
+
 function str(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
   return typeof value === 'string' && value.length <= max;
+}
+
+function count(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 /**
@@ -146,6 +179,12 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
       return str(m.turnId, 200) ? { type: 'retry', turnId: m.turnId } : undefined;
     case 'copyAnswer':
       return str(m.turnId, 200) ? { type: 'copyAnswer', turnId: m.turnId } : undefined;
+    case 'received':
+      return count(m.length) ? { type: 'received', length: m.length } : undefined;
+    case 'wantHeld':
+      return str(m.turnId, 200) && Array.isArray(m.ids) && m.ids.length <= MAX_WANTED && m.ids.every(count)
+        ? { type: 'wantHeld', turnId: m.turnId, ids: m.ids }
+        : undefined;
     case 'selectApplication':
       return str(m.applicationId, 500) ? { type: 'selectApplication', applicationId: m.applicationId } : undefined;
     case 'attach':

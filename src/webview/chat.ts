@@ -1,4 +1,4 @@
-import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type SurfaceState, type Turn } from '../protocol/messages';
+import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type HeldGroup, type SurfaceState, type Turn } from '../protocol/messages';
 import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
@@ -96,6 +96,14 @@ export class ChatView implements SurfaceView {
 
   append(turnId: string, text: string): void {
     this.transcript.assistant(turnId)?.append(text);
+  }
+
+  hold(turnId: string, groups: readonly HeldGroup[]): void {
+    this.transcript.assistant(turnId)?.hold(groups);
+  }
+
+  provideHeld(turnId: string, id: number, text: string): void {
+    this.transcript.assistant(turnId)?.provideHeld(id, text);
   }
 
   setHttpStatus(turnId: string, httpStatus: number): void {

@@ -17,18 +17,18 @@
  */
 import { assertNever, type HostToWebview } from '../protocol/messages';
 import { ChatView } from './chat';
-import { connectHost } from './host';
+import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
 import { warmUp } from './render';
 import type { SurfaceView } from './surface';
 
-const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'status', 'turnEnd', 'applications', 'attachments']);
+const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'held', 'heldText', 'status', 'turnEnd', 'applications', 'attachments']);
 
 function isHostMessage(data: unknown): data is HostToWebview {
   return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && HOST_MESSAGE_TYPES.has(data.type);
 }
 
-function dispatch(view: SurfaceView, message: HostToWebview): void {
+function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
   switch (message.type) {
     case 'state':
       view.setState(message.state);
@@ -37,7 +37,15 @@ function dispatch(view: SurfaceView, message: HostToWebview): void {
       view.startTurn(message.turn);
       break;
     case 'append':
+      // Said at once, before rendering: the host keeps only so much text on its way here.
+      host.post({ type: 'received', length: message.text.length });
       view.append(message.turnId, message.text);
+      break;
+    case 'held':
+      view.hold(message.turnId, message.groups);
+      break;
+    case 'heldText':
+      view.provideHeld(message.turnId, message.id, message.text);
       break;
     case 'status':
       view.setHttpStatus(message.turnId, message.httpStatus);
@@ -65,7 +73,7 @@ function start(): void {
   const view: SurfaceView = document.body.dataset.surface === 'panel' ? new PanelView(root, host) : new ChatView(root, host);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (isHostMessage(event.data)) {
-      dispatch(view, event.data);
+      dispatch(view, host, event.data);
     }
   });
   host.post({ type: 'ready' });

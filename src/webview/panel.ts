@@ -1,9 +1,9 @@
-import type { ApplicationInfo, SurfaceState, Turn } from '../protocol/messages';
+import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../protocol/messages';
 import { button, formatBytes, h } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
-import { Announcer, AutoScroller, Transcript, type TurnEnd } from './transcript';
+import { Announcer, type AssistantTurnView, AutoScroller, Transcript, type TurnEnd } from './transcript';
 
 /** The answer panel of a command query: title, status, the question, and the streamed answer. */
 export class PanelView implements SurfaceView {
@@ -71,12 +71,25 @@ export class PanelView implements SurfaceView {
 
   append(turnId: string, text: string): void {
     const view = this.transcript.assistant(turnId);
-    if (view !== undefined) {
-      view.append(text);
-      if (view === this.transcript.lastAssistant()) {
-        this.bytes.textContent = formatBytes(view.bytes);
-        this.bytes.hidden = false;
-      }
+    view?.append(text);
+    this.showBytes(view);
+  }
+
+  hold(turnId: string, groups: readonly HeldGroup[]): void {
+    const view = this.transcript.assistant(turnId);
+    view?.hold(groups);
+    this.showBytes(view);
+  }
+
+  provideHeld(turnId: string, id: number, text: string): void {
+    this.transcript.assistant(turnId)?.provideHeld(id, text);
+  }
+
+  /** The header's size follows the latest answer as it grows. */
+  private showBytes(view: AssistantTurnView | undefined): void {
+    if (view !== undefined && view === this.transcript.lastAssistant()) {
+      this.bytes.textContent = formatBytes(view.bytes);
+      this.bytes.hidden = false;
     }
   }
 

@@ -1,4 +1,4 @@
-import type { HostToWebview, Turn, TurnStatus, WebviewToHost } from '../protocol/messages';
+import type { HeldGroup, HostToWebview, Turn, TurnStatus, WebviewToHost } from '../protocol/messages';
 import { button, h, icon, utf8Length } from './dom';
 import { IncrementalRenderer } from './render';
 
@@ -58,7 +58,6 @@ export class AssistantTurnView {
   private readonly statusBadge: HTMLElement;
   private readonly progress: HTMLElement;
   private readonly footer: HTMLElement;
-  private textSoFar = '';
   private byteCount = 0;
   private currentStatus: TurnStatus;
   private http: number | undefined;
@@ -76,6 +75,7 @@ export class AssistantTurnView {
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
     this.renderer = new IncrementalRenderer(answer, {
+      wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
       onRender: () => {
         context.changed();
         if (this.currentStatus !== 'streaming' && this.element.getAttribute('aria-busy') === 'true' && this.renderer.done) {
@@ -83,7 +83,6 @@ export class AssistantTurnView {
         }
       },
     });
-    this.textSoFar = turn.text;
     this.byteCount = utf8Length(turn.text);
     this.renderer.reset(turn.text);
     if (turn.status === 'streaming') {
@@ -91,11 +90,6 @@ export class AssistantTurnView {
     } else {
       this.showEnd({ type: 'turnEnd', turnId: turn.id, status: turn.status, httpStatus: turn.httpStatus, message: turn.message, retryable: turn.retryable });
     }
-  }
-
-  /** The answer text received so far (markdown source). */
-  get text(): string {
-    return this.textSoFar;
   }
 
   /** UTF-8 bytes received so far. */
@@ -113,9 +107,21 @@ export class AssistantTurnView {
 
   /** Streamed text arrived. */
   append(text: string): void {
-    this.textSoFar += text;
     this.byteCount += utf8Length(text);
     this.renderer.append(text);
+  }
+
+  /** Groups of the answer held at the extension host follow (their text is asked for when they come near the view). */
+  hold(groups: readonly HeldGroup[]): void {
+    for (const group of groups) {
+      this.byteCount += group.bytes;
+    }
+    this.renderer.hold(groups);
+  }
+
+  /** A held group's text arrived. */
+  provideHeld(id: number, text: string): void {
+    this.renderer.provideHeld(id, text);
   }
 
   /** The response status became known. */

@@ -8,7 +8,9 @@
  * The rule depends only on a child's index, so the streamed DOM and a one-shot render (see the
  * `aq_groups` rule in markdown.ts) group the same children.
  */
-export const GROUP_SIZE = 64;
+import { GROUP_SIZE } from '../../protocol/answerBlocks';
+
+export { GROUP_SIZE };
 
 /** Consecutive nodes under one parent: `first` and the `count - 1` siblings after it. */
 export interface Segment {

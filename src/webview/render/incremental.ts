@@ -1,4 +1,6 @@
-import { GROUP_SIZE, Grouper, replacePlacement, type Placement } from './groups';
+import { boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../protocol/answerBlocks';
+import type { HeldGroup } from '../../protocol/messages';
+import { Grouper, replacePlacement, type Placement } from './groups';
 import { LazyGroups } from './lazy';
 import {
   GROUP_SHELL,
@@ -18,6 +20,14 @@ export interface RendererOptions {
   readonly scheduleFrame?: (callback: () => void) => void;
   /** Called after every update of the DOM (e.g. to keep a transcript scrolled to the bottom). */
   readonly onRender?: () => void;
+  /** Asks the extension host for held groups' text (see {@link IncrementalRenderer.hold}); it comes back through `provideHeld`. */
+  readonly wantHeld?: (ids: readonly number[]) => void;
+}
+
+/** A held group after the tail, and its text if it had to be asked for to be rendered in line. */
+interface Queued {
+  readonly group: HeldGroup;
+  text?: string;
 }
 
 /** The text parsed at once, unless a longer open block needs more (then it doubles). */
@@ -38,62 +48,10 @@ const LAZY_AT = 256 * 1024;
 const LAZY_KEEP = 16 * 1024;
 /** The text parsed (blocks only) at once when groups are made to wait. */
 const LAZY_WINDOW = 64 * 1024;
-const LINE_BREAK = /\n/g;
 const BLANK = /^[ \t]*$/;
-const LINE_BREAKS = /\r\n?/g;
-const NUL = /\0/g;
 
 function defaultSchedule(callback: () => void): void {
   requestAnimationFrame(() => callback());
-}
-
-/** Start offsets of every line of `text` (already normalized: line breaks are `\n`). */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  LINE_BREAK.lastIndex = 0;
-  for (let m = LINE_BREAK.exec(text); m !== null; m = LINE_BREAK.exec(text)) {
-    starts.push(m.index + 1);
-  }
-  return starts;
-}
-
-/**
- * Finds the last place in a parsed tail before which nothing can change any more, whatever text
- * follows: the start of a top-level block whose first line is complete and that follows a blank
- * line or a closed fence. Markdown's block structure is decided line by line, a blank line closes
- * paragraphs (no lazy continuation, no setext underline, no table header, no multi-line reference
- * title), so does a closing fence, and a block that started on a complete line after either means
- * every container before it has ended. Returns the token index and the character offset, or undefined.
- */
-function findBoundary(tokens: readonly MdToken[], text: string, starts: readonly number[]): { index: number; offset: number } | undefined {
-  for (let i = tokens.length - 1; i > 0; i--) {
-    const offset = boundaryAt(tokens, i, text, starts);
-    if (offset !== undefined) {
-      return { index: i, offset };
-    }
-  }
-  return undefined;
-}
-
-/** The offset where token `i` starts, if it is a top-level block starting at a boundary (see findBoundary). */
-function boundaryAt(tokens: readonly MdToken[], i: number, text: string, starts: readonly number[]): number | undefined {
-  const token = tokens[i];
-  if (i < 1 || token.level !== 0 || token.nesting === -1 || token.map === null) {
-    return undefined;
-  }
-  const line = token.map[0];
-  if (line < 1 || line + 1 >= starts.length) {
-    return undefined;
-  }
-  const previous = text.slice(starts[line - 1], starts[line] - 1);
-  // A fence followed by another block is closed, on the line before it.
-  const closedFence = tokens[i - 1].type === 'fence' && tokens[i - 1].map?.[1] === line;
-  return BLANK.test(previous) || closedFence ? starts[line] : undefined;
-}
-
-/** Whether a token starts a top-level element of the answer (as rendered: every block is one element). */
-function startsElement(token: MdToken): boolean {
-  return token.level === 0 && token.nesting !== -1;
 }
 
 /**
@@ -131,14 +89,15 @@ export class IncrementalRenderer {
   /** The text after the frozen chunks, line breaks normalized (the frozen text itself is not kept). */
   private tail = '';
   private received = 0;
-  /** The last text received ended with CR: a LF that comes next belongs to it. */
-  private pendingCr = false;
+  private normalizer = new TextNormalizer();
   /** Definitions made by the frozen text. */
   private frozenRefs: References = {};
   /** The definitions the DOM reflects, and their JSON. */
   private refs: References = {};
   private refsSignature = '{}';
   private chunks: FrozenChunk[] = [];
+  /** What came after the tail, in order: held groups (see `hold`) and the text after them. */
+  private queue: Array<Queued | string> = [];
   /** Places the top-level blocks. */
   private blocks: Grouper;
   private tailPlacement: Placement = [];
@@ -188,8 +147,38 @@ export class IncrementalRenderer {
       return;
     }
     this.received += text.length;
-    this.tail += this.normalize(text);
+    const normalized = this.normalizer.normalize(text);
+    const last = this.queue.length - 1;
+    if (last < 0) {
+      this.tail += normalized;
+    } else if (typeof this.queue[last] === 'string') {
+      this.queue[last] += normalized;
+    } else {
+      this.queue.push(normalized);
+    }
     this.requestFrame();
+  }
+
+  /**
+   * Groups of top-level blocks that the extension host kept (see core/heldText.ts) follow the text
+   * so far: each becomes a waiting group, and its text is asked for when it comes near the view.
+   * The text before them ends where a group starts, as the host cut it.
+   */
+  hold(groups: readonly HeldGroup[]): void {
+    this.queue.push(...groups.map((group) => ({ group })));
+    this.requestFrame();
+  }
+
+  /** The text of a held group arrived. */
+  provideHeld(id: number, text: string): void {
+    const normalized = new TextNormalizer().normalize(text);
+    const queued = this.queue.find((item): item is Queued => typeof item !== 'string' && item.group.id === id);
+    if (queued !== undefined) {
+      queued.text = normalized;
+      this.requestFrame();
+    } else {
+      this.lazy.provide(id, normalized);
+    }
   }
 
   /**
@@ -209,6 +198,11 @@ export class IncrementalRenderer {
     return this.settled;
   }
 
+  /** Whether held groups still wait for their text from the extension host (see `hold`). */
+  get asking(): boolean {
+    return this.lazy.asking || this.queue.some((item) => typeof item !== 'string' && item.text === undefined);
+  }
+
   /** Renders what is pending now, all of it (groups waiting for the view too), instead of over the next frames. */
   flush(): void {
     this.update(true);
@@ -219,8 +213,8 @@ export class IncrementalRenderer {
   reset(text = ''): void {
     this.generation++;
     this.scheduled = false;
-    this.pendingCr = false;
-    this.tail = this.normalize(text);
+    this.normalizer = new TextNormalizer();
+    this.tail = this.normalizer.normalize(text);
     this.received = text.length;
     this.finished = false;
     this.settled = false;
@@ -228,6 +222,7 @@ export class IncrementalRenderer {
     this.refs = {};
     this.refsSignature = '{}';
     this.chunks = [];
+    this.queue = [];
     this.tailPlacement = [];
     this.tailKey = '';
     this.renderedLength = -1;
@@ -241,13 +236,6 @@ export class IncrementalRenderer {
     this.blocks = blockGrouper(this.container);
     // A long text (a restored conversation) is rendered over frames like any other.
     this.update(false);
-  }
-
-  /** Line breaks and NULs as markdown-it normalizes them, across chunk boundaries (a CR then a LF). */
-  private normalize(text: string): string {
-    const skipLf = this.pendingCr && text.charCodeAt(0) === 10;
-    this.pendingCr = text.charCodeAt(text.length - 1) === 13;
-    return (skipLf ? text.slice(1) : text).replace(LINE_BREAKS, '\n').replace(NUL, '\uFFFD');
   }
 
   private requestFrame(): void {
@@ -271,17 +259,19 @@ export class IncrementalRenderer {
    */
   private update(all: boolean): void {
     this.scheduled = false;
-    const complete = this.finished;
     const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + FRAME_BUDGET_MS;
     // Groups that came into view go first: the reader is looking at them.
     let changed = this.lazy.pending && this.lazy.renderDue(deadline);
-    if (this.settled || (this.renderedLength === this.received && !complete && this.stream?.pending !== true)) {
+    if (this.settled || (this.renderedLength === this.received && !this.finished && this.queue.length === 0 && this.stream?.pending !== true)) {
       this.afterUpdate(changed);
       return;
     }
     let more = false;
-    let reachedEnd = false;
+    /** The next held group is to be rendered in line and its text has not come yet. */
+    let waiting = false;
     for (;;) {
+      // No more text comes to the tail once the answer has ended or held groups follow it.
+      const complete = this.finished || this.queue.length > 0;
       if (this.stream !== undefined) {
         const result = this.stream.advance(this.tail, all, complete);
         changed = true;
@@ -292,34 +282,90 @@ export class IncrementalRenderer {
         this.endStream(result);
         continue;
       }
-      if (this.tail.length === 0 || (!complete && !all && this.tail.length < this.regrowAt)) {
+      if (this.tail.length > 0 && (complete || all || this.tail.length >= this.regrowAt)) {
+        if (performance.now() >= deadline) {
+          more = true;
+          break;
+        }
+        if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait()) {
+          changed = true;
+          continue;
+        }
+        const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
+        const last = end === this.tail.length;
+        changed = this.renderWindow(end, all || (complete && last), last) || changed;
+        if (!last || this.stream !== undefined) {
+          continue;
+        }
+      }
+      // The tail is rendered to its end (or waits to grow).
+      if (this.queue.length === 0) {
         break;
       }
-      if (performance.now() >= deadline) {
-        more = true;
+      if (!this.placeQueued()) {
+        waiting = true;
         break;
       }
-      if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait()) {
-        changed = true;
-        continue;
-      }
-      const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
-      const last = end === this.tail.length;
-      changed = this.renderWindow(end, all || (complete && last), last) || changed;
-      if (last && this.stream === undefined) {
-        reachedEnd = true;
-        break;
-      }
+      changed = true;
     }
     // With work left for later frames, the text received is not all rendered yet.
     this.renderedLength = more ? -1 : this.received;
-    if (complete && !more && this.stream === undefined && (reachedEnd || this.tail.length === 0)) {
+    if (this.finished && !more && !waiting && this.stream === undefined && this.queue.length === 0) {
       this.settled = true;
     }
-    if (!this.settled && (more || (complete && !all))) {
+    if (!this.settled && !waiting && (more || (this.finished && !all))) {
       this.requestFrame();
     }
     this.afterUpdate(changed);
+  }
+
+  /**
+   * The tail is rendered to its end, where held groups begin: places each as a waiting group
+   * (see lazy.ts) and takes the text after them as the new tail. Returns false while the next one
+   * waits for its text, to be rendered in line (only if the host's cut did not fall where a group
+   * starts here, which a shared count of blocks rules out).
+   */
+  private placeQueued(): boolean {
+    this.keepTail();
+    let placed = false;
+    while (this.queue.length > 0) {
+      const next = this.queue[0];
+      if (typeof next === 'string' || next.text !== undefined) {
+        this.tail += typeof next === 'string' ? next : next.text;
+        this.queue.shift();
+        continue;
+      }
+      if (this.tail.length > 0) {
+        break;
+      }
+      if (this.blocks.untilGroup() !== 0) {
+        this.options.wantHeld?.([next.group.id]);
+        return false;
+      }
+      this.queue.shift();
+      // Definitions made earlier win.
+      this.frozenRefs = { ...next.group.references, ...this.frozenRefs };
+      this.lazy.addHeld(this.blocks.placeGroup() as HTMLElement, next.group);
+      placed = true;
+    }
+    if (placed) {
+      // Frozen text may use a definition the held groups make.
+      this.applyReferences({ ...this.frozenRefs });
+    }
+    return true;
+  }
+
+  /** The tail as rendered is final (it ended where held groups begin): it stays as a frozen chunk. */
+  private keepTail(): void {
+    if (this.tail.length > 0) {
+      this.chunks.push({ placement: this.tailPlacement, source: this.tail.includes(']') ? ownCopy(this.tail) : undefined, render: renderBlocks });
+      if (this.tail.includes(']:')) {
+        this.learnReferences(this.tail);
+      }
+    }
+    this.tail = '';
+    this.tailPlacement = [];
+    this.tailKey = '';
   }
 
   private afterUpdate(changed: boolean): void {
@@ -337,6 +383,7 @@ export class IncrementalRenderer {
       // The definitions frozen text made come first (the first definition wins), then those seen since.
       () => ({ ...this.refs, ...this.frozenRefs }),
       () => this.requestFrame(),
+      (ids) => this.options.wantHeld?.(ids),
     );
   }
 

@@ -4,27 +4,25 @@
  * conversation), the renderer places whole groups (see groups.ts) of the text far behind the
  * stream as empty group elements holding their source, and renders each one only when it comes
  * within a screen of the view. A rendered group holds exactly what a one-shot render puts in it.
+ * Groups the extension host held back (it passed the stream on faster than the view could take
+ * it, see core/heldText.ts) wait the same way, and their text is asked for when they come near.
  */
 
+import { countLines, estimatedHeight } from '../../protocol/answerBlocks';
+import type { HeldGroup } from '../../protocol/messages';
 import type { References } from './markdown';
 
-/** A group element of the answer and the markdown of its blocks. */
+/**
+ * A group element of the answer and the markdown of its blocks: here, or (a held group) still at
+ * the extension host until it is asked for.
+ */
 interface LazyGroup {
   readonly element: HTMLElement;
-  readonly source: string;
+  source: string | undefined;
   rendered: boolean;
-}
-
-/** What an unrendered group's height is guessed at, in `em`, from its text (so the scroll bar means something). */
-function estimatedHeight(source: string): string {
-  let lines = 0;
-  for (let at = source.indexOf('\n'); at >= 0; at = source.indexOf('\n', at + 1)) {
-    lines++;
-  }
-  // About a line per source line (spacing included) plus wrapping: measured within 5 % of the
-  // rendered height for answers of mixed headings, paragraphs, lists, code, tables and quotes in a
-  // 900 px wide view.
-  return `${Math.ceil(lines * 0.95 + source.length / 150)}em`;
+  /** A held group's id; whether its text was asked for. */
+  readonly held?: number;
+  asked: boolean;
 }
 
 /** The groups of one answer that wait to be rendered, and those that came into view. */
@@ -34,37 +32,55 @@ export class LazyGroups {
   private readonly due = new Set<LazyGroup>();
   /** Every group whose text could use a link reference definition (has a `]`). */
   private readonly referencing: LazyGroup[] = [];
+  /** Held groups by id. */
+  private readonly held = new Map<number, LazyGroup>();
   private observer: IntersectionObserver | undefined;
 
   /**
    * `render` renders a group's source with link reference definitions, `references` says which
-   * are known now, and `wake` asks for a frame in which `renderDue` runs.
+   * are known now, `wake` asks for a frame in which `renderDue` runs, and `want` asks the
+   * extension host for held groups' text (it comes back through `provide`).
    */
   constructor(
     private readonly render: (source: string, references: References) => DocumentFragment,
     private readonly references: () => References,
     private readonly wake: () => void,
+    private readonly want: (ids: readonly number[]) => void,
   ) {}
 
-  /** Whether groups that came into view wait to be rendered. */
+  /** Whether groups that came into view wait to be rendered (and have their text). */
   get pending(): boolean {
-    return this.due.size > 0;
+    for (const group of this.due) {
+      if (group.source !== undefined) return true;
+    }
+    return false;
   }
 
   /** Makes `element` (an empty group, already in the document) hold `source` until it comes near the view. */
   add(element: HTMLElement, source: string): void {
-    const group: LazyGroup = { element, source, rendered: false };
-    element.style.height = estimatedHeight(source);
-    this.waiting.set(element, group);
+    this.wait({ element, source, rendered: false, asked: false }, countLines(source), source.length);
+  }
+
+  /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
+  addHeld(element: HTMLElement, held: HeldGroup): void {
+    const group: LazyGroup = { element, source: undefined, rendered: false, held: held.id, asked: false };
+    this.held.set(held.id, group);
+    this.wait(group, held.lines, held.length);
+  }
+
+  /** The text of held group `id` arrived. */
+  provide(id: number, source: string): void {
+    const group = this.held.get(id);
+    if (group === undefined || group.source !== undefined) {
+      return;
+    }
+    group.source = source;
     if (source.includes(']')) {
       this.referencing.push(group);
     }
-    this.observer ??= new IntersectionObserver((entries) => this.seen(entries), {
-      // The webview's own document: the margin then counts (an implicit root in a frame ignores it).
-      root: element.ownerDocument,
-      rootMargin: '100% 0px',
-    });
-    this.observer.observe(element);
+    if (this.due.has(group)) {
+      this.wake();
+    }
   }
 
   /** Renders the groups that came into view, at least one, until `deadline` (a `performance.now()` time). */
@@ -74,16 +90,57 @@ export class LazyGroups {
       if (rendered && performance.now() >= deadline) {
         break;
       }
-      this.show(group);
-      rendered = true;
+      if (group.source !== undefined) {
+        this.show(group, group.source);
+        rendered = true;
+      }
     }
     return rendered;
   }
 
-  /** Renders every group still waiting. */
+  /** Renders every group still waiting (held groups whose text has not come yet are asked for). */
   renderAll(): void {
     for (const group of [...this.waiting.values()]) {
-      this.show(group);
+      if (group.source !== undefined) {
+        this.show(group, group.source);
+      }
+    }
+    this.ask([...this.waiting.values()]);
+  }
+
+  /** Whether held groups wait for their text. */
+  get asking(): boolean {
+    for (const group of this.held.values()) {
+      if (group.source === undefined) return true;
+    }
+    return false;
+  }
+
+  private wait(group: LazyGroup, lines: number, length: number): void {
+    group.element.style.height = `${estimatedHeight(lines, length)}em`;
+    this.waiting.set(group.element, group);
+    if (group.source?.includes(']') === true) {
+      this.referencing.push(group);
+    }
+    this.observer ??= new IntersectionObserver((entries) => this.seen(entries), {
+      // The webview's own document: the margin then counts (an implicit root in a frame ignores it).
+      root: group.element.ownerDocument,
+      rootMargin: '100% 0px',
+    });
+    this.observer.observe(group.element);
+  }
+
+  /** Asks for the text of the held groups among `groups` not asked for yet. */
+  private ask(groups: readonly LazyGroup[]): void {
+    const ids: number[] = [];
+    for (const group of groups) {
+      if (group.held !== undefined && group.source === undefined && !group.asked) {
+        group.asked = true;
+        ids.push(group.held);
+      }
+    }
+    if (ids.length > 0) {
+      this.want(ids);
     }
   }
 
@@ -94,7 +151,7 @@ export class LazyGroups {
   refresh(mentions: (source: string) => boolean, references: References): boolean {
     let changed = false;
     for (const group of this.referencing) {
-      if (group.rendered && mentions(group.source)) {
+      if (group.rendered && group.source !== undefined && mentions(group.source)) {
         group.element.replaceChildren(this.render(group.source, references));
         changed = true;
       }
@@ -108,30 +165,32 @@ export class LazyGroups {
     this.observer = undefined;
     this.waiting.clear();
     this.due.clear();
+    this.held.clear();
   }
 
   private seen(entries: readonly IntersectionObserverEntry[]): void {
-    let any = false;
+    const came: LazyGroup[] = [];
     for (const entry of entries) {
       const group = this.waiting.get(entry.target);
       if (group !== undefined && entry.isIntersecting) {
         this.due.add(group);
-        any = true;
+        came.push(group);
       } else if (group !== undefined) {
         // Scrolled past before its turn came: it waits again.
         this.due.delete(group);
       }
     }
-    if (any) {
+    this.ask(came);
+    if (came.some((group) => group.source !== undefined)) {
       this.wake();
     }
   }
 
-  private show(group: LazyGroup): void {
+  private show(group: LazyGroup, source: string): void {
     this.due.delete(group);
     this.waiting.delete(group.element);
     this.observer?.unobserve(group.element);
-    group.element.append(this.render(group.source, this.references()));
+    group.element.append(this.render(source, this.references()));
     group.element.style.removeProperty('height');
     if (group.element.getAttribute('style') === '') {
       group.element.removeAttribute('style');

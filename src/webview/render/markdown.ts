@@ -1,7 +1,7 @@
 import MarkdownIt from 'markdown-it';
 import DOMPurify from 'dompurify';
 import { codeLanguage, highlightCode } from './code';
-import { GROUP_SIZE } from './groups';
+import { GROUP_SIZE, MARKDOWN_OPTIONS, startsGroup } from '../../protocol/answerBlocks';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;
@@ -18,7 +18,7 @@ export const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const SAFE_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp);/i;
 const REMOTE_IMAGE = /^https?:/i;
 
-const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+const md = new MarkdownIt(MARKDOWN_OPTIONS);
 const escapeHtml = md.utils.escapeHtml;
 
 const CODE_ACTIONS =
@@ -322,7 +322,7 @@ md.core.ruler.push('aq_groups', (state) => {
       frame.body = true;
     } else if (frame !== undefined && frame.body && token.level === frame.childLevel && token.nesting !== -1 && (frame.child === undefined || token.type === frame.child)) {
       const index = frame.count++;
-      if (index >= GROUP_SIZE && (index - GROUP_SIZE) % GROUP_SIZE === 0) {
+      if (startsGroup(index)) {
         if (frame.table !== undefined) {
           out.push(make('tbody_close', 'tbody', -1, frame.level + 1), make('tbody_open', 'tbody', 1, frame.level + 1));
           if (index === GROUP_SIZE) {

@@ -1,0 +1,118 @@
+import * as assert from 'node:assert/strict';
+import MarkdownIt from 'markdown-it';
+import { HeldText, HOLD_AT, HOLD_KEEP, type HeldPiece } from '../../../src/core/heldText';
+import { GROUP_SIZE, MARKDOWN_OPTIONS } from '../../../src/protocol/answerBlocks';
+import { longShapes } from '../../browser/shapes';
+
+const md = new MarkdownIt(MARKDOWN_OPTIONS);
+
+/** The top-level blocks of `text` as a one-shot parse sees them (every one is an element of the answer). */
+function topLevelBlocks(text: string): number {
+  const tokens: MarkdownIt.Token[] = [];
+  md.block.parse(text, md, {}, tokens);
+  return tokens.filter((token) => token.level === 0 && token.nesting !== -1).length;
+}
+
+/** Puts the pieces back together: text as sent, held groups as the host gives them out. */
+function reassemble(held: HeldText, pieces: readonly HeldPiece[]): { text: string; groups: number } {
+  let text = '';
+  let groups = 0;
+  for (const piece of pieces) {
+    if ('text' in piece) {
+      text += piece.text;
+    } else {
+      for (const group of piece.groups) {
+        const source = held.text(group.id);
+        assert.ok(source !== undefined, `held group ${group.id} has its text`);
+        assert.equal(group.length, source.length);
+        assert.equal(group.bytes, Buffer.byteLength(source));
+        text += source;
+        groups++;
+      }
+    }
+  }
+  return { text, groups };
+}
+
+describe('HeldText (the text a webview is passed of a fast answer)', () => {
+  it('passes an answer that streams at a readable pace on as text, all of it, holding nothing', () => {
+    const answer = longShapes(600 * 1024, 3).blocks;
+    const held = new HeldText();
+    const pieces: HeldPiece[] = [];
+    for (let at = 0; at < answer.length; at += 16 * 1024) {
+      pieces.push(...held.pass(answer.slice(at, at + 16 * 1024)));
+    }
+    assert.ok(pieces.every((piece) => 'text' in piece));
+    assert.equal(held.heldCount, 0);
+    assert.equal(reassemble(held, pieces).text, answer);
+  });
+
+  it('holds whole groups of top-level blocks of a backlog, cut where a one-shot render starts a group, and passes the newest text on', () => {
+    // Headings, paragraphs, lists, code, tables and quotes; two megabytes at once after a first part.
+    const answer = longShapes(2 * 1024 * 1024, 5).blocks;
+    const held = new HeldText();
+    const pieces = [...held.pass(answer.slice(0, 40_000)), ...held.pass(answer.slice(40_000))];
+    const { text, groups } = reassemble(held, pieces);
+    assert.equal(text, answer, 'nothing is lost or reordered');
+    assert.ok(groups > 100, `most of the backlog is held: ${groups} groups`);
+    // The first, a middle and the last group, each against a parse of all the text before it.
+    const checked = new Set([0, Math.floor(groups / 2), groups - 1]);
+    let before = '';
+    for (const piece of pieces) {
+      if ('text' in piece) {
+        before += piece.text;
+        continue;
+      }
+      for (const group of piece.groups) {
+        const source = held.text(group.id) ?? '';
+        if (checked.has(group.id)) {
+          const index = topLevelBlocks(before);
+          assert.ok(index >= GROUP_SIZE && (index - GROUP_SIZE) % GROUP_SIZE === 0, `group ${group.id} starts where a group starts (block ${index})`);
+          assert.equal(topLevelBlocks(before + source), index + GROUP_SIZE, `group ${group.id} is ${GROUP_SIZE} blocks`);
+        }
+        before += source;
+      }
+    }
+    const lastPiece = pieces[pieces.length - 1];
+    assert.ok('text' in lastPiece && lastPiece.text.length >= HOLD_KEEP, 'the newest text goes over as text');
+  });
+
+  it('tells the definitions a held group makes, and normalizes line breaks across pieces', () => {
+    const blocks = Array.from({ length: 4000 }, (_, i) => (i === 2500 ? '[spec]: https://example.com/spec "Spec"' : `Paragraph ${i} with some words in it, more than a few.`));
+    const answer = blocks.join('\r\n\r\n') + '\r\n';
+    const held = new HeldText();
+    // The first piece ends between CR and LF.
+    const cut = answer.indexOf('\n', 1000);
+    const pieces = [...held.pass(answer.slice(0, cut)), ...held.pass(answer.slice(cut))];
+    const { text } = reassemble(held, pieces);
+    assert.equal(text, answer.replace(/\r\n/g, '\n'));
+    const groups = pieces.flatMap((piece) => ('groups' in piece ? piece.groups : []));
+    const defining = groups.filter((group) => Object.keys(group.references).length > 0);
+    assert.equal(defining.length, 1);
+    assert.deepEqual(defining[0].references, { SPEC: { href: 'https://example.com/spec', title: 'Spec' } });
+    assert.ok((held.text(defining[0].id) ?? '').includes('[spec]: https://example.com/spec'));
+  });
+
+  it('counts the text a whole state already carried: held groups after it still start where groups start', () => {
+    const answer = longShapes(1024 * 1024, 7).blocks;
+    const sent = answer.slice(0, answer.indexOf('\n\n', 100_000) + 2);
+    const held = new HeldText(sent);
+    const pieces = held.pass(answer.slice(sent.length));
+    const { text, groups } = reassemble(held, pieces);
+    assert.equal(sent + text, answer);
+    assert.ok(groups > 10);
+    const first = pieces.findIndex((piece) => 'groups' in piece);
+    const before = sent + pieces.slice(0, first).map((piece) => ('text' in piece ? piece.text : '')).join('');
+    const index = topLevelBlocks(before);
+    assert.ok(index >= GROUP_SIZE && (index - GROUP_SIZE) % GROUP_SIZE === 0, `block ${index}`);
+  });
+
+  it('holds nothing of one block longer than the backlog (a single code block): there is no group to cut', () => {
+    const code = '```ts\n' + 'const value = compute(1, 2, 3);\n'.repeat(30_000) + '```\n';
+    const held = new HeldText();
+    const pieces = held.pass(code);
+    assert.ok(code.length > HOLD_AT);
+    assert.equal(held.heldCount, 0);
+    assert.equal(reassemble(held, pieces).text, code);
+  });
+});
