@@ -57,9 +57,13 @@ export function lineStarts(text: string): number[] {
   return starts;
 }
 
-/** Whether a token starts a top-level element of the answer (as rendered: every block is one element). */
+/**
+ * Whether a token starts a top-level element of the answer (as rendered: every block is one
+ * element). A link reference definition renders nothing; the block parser still marks it with a
+ * token, which a whole parse strips.
+ */
 export function startsElement(token: Token): boolean {
-  return token.level === 0 && token.nesting !== -1;
+  return token.level === 0 && token.nesting !== -1 && token.type !== 'reference_definition';
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
+import type { HeldGroup } from '../../src/protocol/messages';
 
 /** The repository root (this file runs from out/test/browser). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -189,8 +190,8 @@ export function randomPieces(seed: number, total: number, small: number, large: 
 export interface RendererGlobal {
   IncrementalRenderer: new (
     container: HTMLElement,
-    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void },
-  ) => PageRenderer;
+    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; wantHeld?: (ids: readonly number[]) => void },
+  ) => Required<PageRenderer>;
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
@@ -208,6 +209,10 @@ export interface PageRenderer {
   readonly done?: boolean;
   flush?(): void;
   reset(text?: string): void;
+  /** Groups the extension host held back, and their text (the incremental renderer only). */
+  hold?(groups: readonly HeldGroup[]): void;
+  provideHeld?(id: number, text: string): void;
+  readonly asking?: boolean;
 }
 
 declare global {

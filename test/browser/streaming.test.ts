@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from './harness';
+import { HeldText } from '../../src/core/heldText';
 import { longShapes } from './shapes';
 
 interface ProbeGlobal extends RendererGlobal {
@@ -330,6 +331,121 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.end.waiting > 0 && result.end.lastRendered, `at the end, the newest text is rendered and groups far from the view still wait: ${summary}`);
     assert.equal(result.difference, undefined, summary);
     assert.equal(result.links, uses, summary);
+  });
+
+  it('groups the extension host held back wait in place, their text is asked for as they come into view, and the answer then equals a one-shot render', async () => {
+    // What the host passes over of an answer that came at full speed: text, held groups, text.
+    const parts = longShapes(1536 * 1024, 11).blocks.split('\n\n');
+    // A definition inside a held group, used before it and after it.
+    const text = parts.map((part, i) => (i % 400 === 200 ? `${part}\n\nSee [the spec][spec] here.` : i === Math.floor(parts.length / 2) ? `${part}\n\n[spec]: https://example.com/spec "Spec"` : part)).join('\n\n') + '\n';
+    const uses = parts.filter((_, i) => i % 400 === 200).length;
+    const held = new HeldText();
+    const pieces = [...held.pass(text.slice(0, 30_000)), ...held.pass(text.slice(30_000))];
+    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+    assert.ok(held.heldCount > 50, `the host held most of it: ${held.heldCount} groups`);
+    const result = await page.evaluate(
+      async ({ pieces, texts }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const scroller = document.createElement('div');
+        scroller.style.height = '400px';
+        scroller.style.overflow = 'auto';
+        const out = document.createElement('div');
+        out.className = 'aq-answer';
+        scroller.append(out);
+        document.body.append(scroller);
+        const asked: number[] = [];
+        // The host answers a little later, as a message would.
+        const renderer = new window.AQ.IncrementalRenderer(out, {
+          wantHeld: (ids) => {
+            asked.push(...ids);
+            setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5);
+          },
+        });
+        const groups = (): Element[] => [...out.querySelectorAll(':scope > .aq-group')];
+        const waiting = (): number => groups().filter((group) => group.hasAttribute('style')).length;
+        for (const piece of pieces) {
+          if ('text' in piece) renderer.append(piece.text);
+          else renderer.hold(piece.groups);
+        }
+        renderer.finish();
+        while (!renderer.done) {
+          await frame();
+        }
+        const end = { waiting: waiting(), groups: groups().length, asked: asked.length, busy: renderer.asking };
+        // The reader scrolls to the middle: the groups there are asked for and rendered.
+        scroller.scrollTop = scroller.scrollHeight / 2;
+        for (let i = 0; i < 30; i++) {
+          await frame();
+        }
+        const all = groups();
+        const middle = { asked: asked.length, rendered: all.filter((group, i) => i > all.length * 0.2 && i < all.length * 0.8 && !group.hasAttribute('style') && group.childElementCount === 64).length };
+        renderer.flush();
+        while (renderer.asking) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        renderer.flush();
+        const got = out.innerHTML;
+        const expected = window.AQ.renderMarkdownOnce(pieces.map((piece) => ('text' in piece ? piece.text : piece.groups.map((group) => texts[group.id]).join(''))).join(''));
+        let at = 0;
+        while (at < got.length && got[at] === expected[at]) {
+          at++;
+        }
+        // Which group first holds a different number of blocks, if any (a miscount shows there).
+        const one = document.createElement('div');
+        one.innerHTML = expected;
+        const sizes = (root: Element): number[] => [...root.querySelectorAll(':scope > .aq-group')].map((group) => group.childElementCount);
+        const expectedSizes = sizes(one);
+        const group = sizes(out).findIndex((size, i) => size !== expectedSizes[i]);
+        const difference = at === got.length && at === expected.length ? undefined : { group, got: got.slice(Math.max(0, at - 300), at + 300), expected: expected.slice(Math.max(0, at - 300), at + 300) };
+        const result = { end, middle, difference, links: out.querySelectorAll('a[href="https://example.com/spec"]').length, asked: new Set(asked).size === asked.length };
+        scroller.remove();
+        return result;
+      },
+      { pieces, texts },
+    );
+    const summary = JSON.stringify(result);
+    assert.ok(result.end.groups > 50 && result.end.waiting > 40, `held groups wait in place: ${summary}`);
+    assert.ok(result.end.asked < 10, `only the groups near the view are asked for: ${summary}`);
+    assert.ok(result.middle.asked > result.end.asked && result.middle.rendered > 0, `scrolled to, held groups are asked for and rendered: ${summary}`);
+    assert.equal(result.asked, true, `no group is asked for twice: ${summary}`);
+    assert.equal(result.difference, undefined, summary);
+    assert.equal(result.links, uses, summary);
+  });
+
+  it('a held group the host placed where no group starts here is asked for at once and rendered in line; the answer still equals a one-shot render', async () => {
+    const text = longShapes(256 * 1024, 12).blocks;
+    // Cut by hand at the 100th block: not where a group starts.
+    const blocks = text.split('\n\n');
+    const before = blocks.slice(0, 100).join('\n\n') + '\n\n';
+    const group = blocks.slice(100, 164).join('\n\n') + '\n\n';
+    const after = blocks.slice(164).join('\n\n');
+    const result = await page.evaluate(
+      async ({ before, group, after }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const out = document.createElement('div');
+        document.body.append(out);
+        let asked = 0;
+        const renderer = new window.AQ.IncrementalRenderer(out, {
+          wantHeld: (ids) => {
+            asked += ids.length;
+            setTimeout(() => renderer.provideHeld(0, group), 5);
+          },
+        });
+        renderer.append(before);
+        renderer.hold([{ id: 0, length: group.length, lines: group.split('\n').length - 1, bytes: group.length, references: {} }]);
+        renderer.append(after);
+        renderer.finish();
+        for (let i = 0; i < 2000 && !renderer.done; i++) {
+          await frame();
+        }
+        renderer.flush();
+        const equal = out.innerHTML === window.AQ.renderMarkdownOnce(before + group + after);
+        out.remove();
+        return { asked, equal, done: renderer.done };
+      },
+      { before, group, after },
+    );
+    assert.deepEqual(result, { asked: 1, equal: true, done: true });
   });
 
   it('a 2 MiB list or table that arrives at once is rendered over several frames, not in one', async () => {
