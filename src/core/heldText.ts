@@ -6,13 +6,13 @@
  * view. Cuts are made where the webview's renderer would cut (see protocol/answerBlocks.ts), so
  * both sides count the same blocks.
  */
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import {
   boundaryAt,
   countLines,
+  createMarkdown,
   findBoundary,
   lineStarts,
-  MARKDOWN_OPTIONS,
   startsElement,
   startsGroup,
   TextNormalizer,
@@ -26,7 +26,7 @@ export const HOLD_KEEP = 16 * 1024;
 /** The text parsed (block structure only) at once; doubles while a block is longer. */
 const PARSE_WINDOW = 64 * 1024;
 
-const md = new MarkdownIt(MARKDOWN_OPTIONS);
+const md = createMarkdown();
 
 /** What goes to the webview for a batch, in order: text, or groups kept here. */
 export type HeldPiece = { readonly text: string } | { readonly groups: readonly HeldGroup[] };
@@ -55,9 +55,16 @@ export class HeldText {
 
   /** Passes `text` (raw, as received) on: what goes over now, in order. */
   pass(text: string): HeldPiece[] {
-    this.unparsed += this.normalizer.normalize(text);
+    const normalized = this.normalizer.normalize(text);
+    const allPassed = this.passed === this.unparsed.length;
+    this.unparsed += normalized;
     const waiting = this.unparsed.length - this.passed;
     if (waiting <= HOLD_AT) {
+      if (allPassed) {
+        // The usual case: no slice of the whole text (that would copy it every time).
+        this.passed = this.unparsed.length;
+        return normalized === '' ? [] : [{ text: normalized }];
+      }
       return this.passRest();
     }
     const pieces: HeldPiece[] = [];
@@ -79,6 +86,13 @@ export class HeldText {
     pieces.push(...this.passRest());
     this.trim();
     return pieces;
+  }
+
+  /** The answer ended: only the held groups' text is needed from now on. */
+  end(): void {
+    this.unparsed = '';
+    this.parsedAt = 0;
+    this.passed = 0;
   }
 
   /** The text of held group `id`, or undefined if there is none. */

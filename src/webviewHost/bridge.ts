@@ -150,7 +150,12 @@ export class WebviewBridge implements vscode.Disposable {
   }
 
   private send(message: HostToWebview): void {
-    if (message.type === 'state') {
+    if (message.type === 'turnEnd') {
+      // Only held groups are asked for after the end; an answer that held none needs nothing kept.
+      const passed = this.passed.get(message.turnId);
+      if (passed?.heldCount === 0) this.passed.delete(message.turnId);
+      else passed?.end();
+    } else if (message.type === 'state') {
       // The state carries each turn's whole text: streaming goes on from there.
       this.passed.clear();
       this.inFlight = 0;

@@ -1,5 +1,8 @@
 import * as assert from 'node:assert/strict';
+import { createMarkdown } from '../../src/protocol/answerBlocks';
 import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage } from '../../src/protocol/messages';
+import { TRICKY } from '../browser/corpus';
+import { longShapes } from '../browser/shapes';
 
 describe('the webview protocol', () => {
   it('accepts copyAnswer by turn id: a whole answer never crosses over as text', () => {
@@ -19,5 +22,41 @@ describe('the webview protocol', () => {
     assert.equal(oversizedMessage({ type: 'send', text: 'short' }), undefined);
     assert.equal(oversizedMessage({ type: 'nonsense', text: 'x'.repeat(MAX_WEBVIEW_TEXT + 1) }), undefined);
     assert.equal(oversizedMessage(null), undefined);
+  });
+});
+
+describe('the block structure host and webview share', () => {
+  it("parses blocks into tokens exactly like markdown-it's own, with the faster token maker", () => {
+    const text = Object.values(TRICKY).join('\n\n') + '\n\n' + longShapes(64 * 1024, 2).blocks;
+    const fast = createMarkdown();
+    const tokens: ReturnType<typeof fast.parse> = [];
+    fast.block.parse(text, fast, {}, tokens);
+    const Token = new fast.core.State('', fast, {}).Token;
+    assert.ok(tokens.length > 1000);
+    for (const token of tokens) {
+      // The same class, the same fields in the same order as a token markdown-it makes.
+      assert.equal(Object.getPrototypeOf(token), Token.prototype);
+      const stock = new Token(token.type, token.tag, token.nesting);
+      assert.deepEqual(Object.keys(token), Object.keys(stock));
+    }
+    // And the same tokens as a parse whose tokens markdown-it makes itself.
+    const State = fast.block.State.prototype as unknown as { push: (this: { tokens: unknown[]; level: number }, type: string, tag: string, nesting: 1 | 0 | -1) => unknown };
+    const fastPush = State.push;
+    State.push = function (type, tag, nesting) {
+      const token = new Token(type, tag, nesting);
+      token.block = true;
+      if (nesting < 0) this.level--;
+      token.level = this.level;
+      if (nesting > 0) this.level++;
+      this.tokens.push(token);
+      return token;
+    };
+    const stockTokens: typeof tokens = [];
+    try {
+      fast.block.parse(text, fast, {}, stockTokens);
+    } finally {
+      State.push = fastPush;
+    }
+    assert.deepEqual(tokens.map((token) => ({ ...token })), stockTokens.map((token) => ({ ...token })));
   });
 });

@@ -1,7 +1,7 @@
-import MarkdownIt from 'markdown-it';
+import type MarkdownIt from 'markdown-it';
 import DOMPurify from 'dompurify';
 import { codeLanguage, highlightCode } from './code';
-import { GROUP_SIZE, MARKDOWN_OPTIONS, startsGroup } from '../../protocol/answerBlocks';
+import { createMarkdown, GROUP_SIZE, startsGroup } from '../../protocol/answerBlocks';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;
@@ -18,7 +18,7 @@ export const SAFE_LINK = /^(?:https?:|mailto:)/i;
 const SAFE_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp);/i;
 const REMOTE_IMAGE = /^https?:/i;
 
-const md = new MarkdownIt(MARKDOWN_OPTIONS);
+const md = createMarkdown();
 const escapeHtml = md.utils.escapeHtml;
 
 const CODE_ACTIONS =

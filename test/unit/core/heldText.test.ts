@@ -1,10 +1,9 @@
 import * as assert from 'node:assert/strict';
-import MarkdownIt from 'markdown-it';
 import { HeldText, HOLD_AT, HOLD_KEEP, type HeldPiece } from '../../../src/core/heldText';
-import { GROUP_SIZE, MARKDOWN_OPTIONS } from '../../../src/protocol/answerBlocks';
+import { createMarkdown, GROUP_SIZE } from '../../../src/protocol/answerBlocks';
 import { longShapes } from '../../browser/shapes';
 
-const md = new MarkdownIt(MARKDOWN_OPTIONS);
+const md = createMarkdown();
 
 /** The top-level blocks of `text` as a one-shot parse sees them (every one is an element of the answer). */
 function topLevelBlocks(text: string): number {
