@@ -1,0 +1,76 @@
+// A long answer at full socket speed into the answer panel of the real workbench: the text far from
+// the view stays with the extension host, and the panel asks for it as the reader scrolls to it.
+import * as assert from 'node:assert/strict';
+import { VSCODE_VERSION_OF } from '../launch/codeServer';
+import { waitFor } from '../launch/util';
+import { e2eVersion, launchWorkbench, queryFromPalette, setApiKey, surfaceFrame, useWorkbench } from './workbench';
+
+const NAME = 'Timed (4 MiB)';
+const SIZE = 4 * 1024 * 1024;
+
+/** What the panel's webview was sent, counted where it arrives (see protocol/messages.ts). */
+interface Arrivals {
+  appendChars: number;
+  heldGroups: number;
+  heldTexts: number;
+}
+
+describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
+  this.timeout(300_000);
+  const wb = useWorkbench(() =>
+    launchWorkbench({
+      userSettings: {
+        'applicationQuery.output': 'panel',
+        // The reference service's `timed` application writes `size` bytes of markdown as fast as the socket takes them.
+        'applicationQuery.applications': [{ id: 'timed', name: NAME, requestTemplate: { query: '${input}', delayMs: 0, size: SIZE, chunkBytes: 64 * 1024 } }],
+      },
+    }),
+  );
+
+  it('keeps the text far from the view with the extension host and renders it when scrolled to; the end is all there', async () => {
+    const { page } = wb();
+    await setApiKey(wb(), NAME, 'timed');
+    // A first, short question opens the panel, so its webview can be watched from the start of the long one.
+    await queryFromPalette(page, NAME, 'Four mebibytes, please');
+    const frame = await surfaceFrame(page, 'panel');
+    const answer = frame.locator('[data-role="assistant"]').last();
+    await waitFor('the answer to end and be rendered', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 120_000, 200);
+    const body = frame.locator('body');
+    await body.evaluate(() => {
+      const counts: Arrivals = { appendChars: 0, heldGroups: 0, heldTexts: 0 };
+      (window as unknown as { aqArrivals: Arrivals }).aqArrivals = counts;
+      window.addEventListener('message', (event: MessageEvent<{ type?: string; text?: string; groups?: unknown[] }>) => {
+        if (event.data?.type === 'append') counts.appendChars += event.data.text?.length ?? 0;
+        if (event.data?.type === 'held') counts.heldGroups += event.data.groups?.length ?? 0;
+        if (event.data?.type === 'heldText') counts.heldTexts++;
+      });
+    });
+    await queryFromPalette(page, NAME, 'Four mebibytes again, please');
+    const latest = frame.locator('[data-role="assistant"]').last();
+    await waitFor('the second answer to end and be rendered', async () => ((await latest.getAttribute('data-status')) === 'done' && (await latest.getAttribute('aria-busy')) === 'false') || undefined, 120_000, 200);
+    const arrivals = (): Promise<Arrivals> => body.evaluate(() => ({ ...(window as unknown as { aqArrivals: Arrivals }).aqArrivals }));
+    const after = await arrivals();
+    assert.ok(after.heldGroups > 100, `whole groups stayed with the extension host: ${JSON.stringify(after)}`);
+    assert.ok(after.appendChars < SIZE / 2, `most of the text did not cross over: ${JSON.stringify(after)}`);
+    // The end is there: the service's closing paragraph names its last section.
+    const last = (await latest.locator('.aq-answer p').last().textContent()) ?? '';
+    const sections = Number(/Last section: (\d+)\./.exec(last)?.[1]);
+    assert.ok(sections > 1000, `the last paragraph is rendered: ${last}`);
+    // The reader scrolls to the middle: the groups there are asked for and rendered.
+    const fromMiddle = (): Promise<number> =>
+      latest.locator('.aq-answer h2').evaluateAll((headings, count) => headings.filter((heading) => {
+        const section = Number(/^Section (\d+)$/.exec(heading.textContent ?? '')?.[1]);
+        return section > count * 0.2 && section < count * 0.8;
+      }).length, sections);
+    // Only the newest text of each batch the host passed on is rendered there (a few sections each).
+    const before = await fromMiddle();
+    assert.ok(before < sections * 0.05, `the middle is mostly not rendered before it is scrolled to: ${before} headings, ${JSON.stringify(await arrivals())}`);
+    await frame.locator('.aq-panel-body').evaluate((scroller) => {
+      scroller.scrollTop = scroller.scrollHeight / 2;
+    });
+    await waitFor('headings from the middle of the answer', async () => (await fromMiddle()) >= before + 10 || undefined, 30_000, 200);
+    const scrolled = await arrivals();
+    assert.ok(scrolled.heldTexts > 0, `the groups scrolled to were asked for: ${JSON.stringify(scrolled)}`);
+    assert.ok(scrolled.heldTexts < after.heldGroups / 2, `only the groups near the view were: ${JSON.stringify(scrolled)}`);
+  });
+});
