@@ -86,7 +86,8 @@ export function startsGroup(index: number): boolean {
 const LINE_BREAKS = /\r\n?/g;
 const NUL = /\0/g;
 const LINE_BREAK = /\n/g;
-const BLANK = /^[ \t]*$/;
+/** A line (or run of lines' text) of only spaces and tabs. */
+export const BLANK = /^[ \t]*$/;
 
 /**
  * Normalizes streamed text the way markdown-it normalizes a whole text (line breaks become `\n`,

@@ -84,7 +84,7 @@ export type HostToWebview =
   | { readonly type: 'append'; readonly turnId: string; readonly text: string }
   /** Groups of a streaming answer kept at the host, in order with `append`: they follow the text sent so far. */
   | { readonly type: 'held'; readonly turnId: string; readonly groups: readonly HeldGroup[] }
-  /** The text of a held group, in reply to `wantHeld`. */
+  /** The text of a held group, in reply to `wantHeld` (line breaks already normalized to `\n`). */
   | { readonly type: 'heldText'; readonly turnId: string; readonly id: number; readonly text: string }
   /** The HTTP status of an answer became known. */
   | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }

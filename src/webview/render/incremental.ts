@@ -1,4 +1,4 @@
-import { boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../protocol/answerBlocks';
+import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../protocol/answerBlocks';
 import type { HeldGroup } from '../../protocol/messages';
 import { Grouper, replacePlacement, type Placement } from './groups';
 import { LazyGroups } from './lazy';
@@ -48,8 +48,6 @@ const LAZY_AT = 256 * 1024;
 const LAZY_KEEP = 16 * 1024;
 /** The text parsed (blocks only) at once when groups are made to wait. */
 const LAZY_WINDOW = 64 * 1024;
-const BLANK = /^[ \t]*$/;
-
 function defaultSchedule(callback: () => void): void {
   requestAnimationFrame(() => callback());
 }
@@ -169,9 +167,8 @@ export class IncrementalRenderer {
     this.requestFrame();
   }
 
-  /** The text of a held group arrived. */
-  provideHeld(id: number, text: string): void {
-    const normalized = new TextNormalizer().normalize(text);
+  /** The text of a held group arrived (normalized: the host cut it from normalized text). */
+  provideHeld(id: number, normalized: string): void {
     const queued = this.queue.find((item): item is Queued => typeof item !== 'string' && item.group.id === id);
     if (queued !== undefined) {
       queued.text = normalized;
