@@ -3,7 +3,7 @@
 // at full socket speed fares in the panel and in the output channel (time to the final DOM or the
 // channel's footer, and the longest stall of each main thread). Times are epoch ms on both sides:
 // the reference service runs in this process, Date.now() in the pages reads the same clock.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
@@ -17,6 +17,14 @@ import type { BenchRow } from './core';
 const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
 const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
+/**
+ * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `panel`; all by default),
+ * and where a Chromium performance trace of the 10 MiB panel run goes (env AQ_WB_TRACE, a file
+ * path; none by default), for finding what a stall is made of (AQ_WB_TRACE_JS=1 adds JavaScript
+ * samples, which slow the page).
+ */
+const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,panel').split(',').map((part) => part.trim()));
+const TRACE_FILE = process.env.AQ_WB_TRACE;
 const BIG = 10 * MiB;
 const APP = { id: 'timed', name: 'Timed' };
 /** The application's name while it answers with 10 MiB into the panel, and into the channel. */
@@ -408,10 +416,29 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     userSettings: { ...applicationsWith(APP.name, LATENCY_TEMPLATE), 'applicationQuery.output': 'panel' },
   });
   try {
-    const { page } = workbench;
     await setApiKey(workbench, APP.name, APP.id);
     const rows: BenchRow[] = [];
+    if (PARTS.has('paint')) {
+      rows.push(...(await paintRows(workbench)));
+    } else if (PARTS.has('panel')) {
+      // The 10 MiB run reuses an open answer panel: one short answer opens it.
+      await queryFromPalette(workbench.page, APP.name, 'Open the panel, please');
+      await waitFor('the short answer to end', async () => (await (await panelBody(workbench.page)).body.getAttribute('data-status')) === 'done' || undefined, 30_000, 100);
+    }
+    if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
+    if (PARTS.has('panel')) rows.push(...(await traced(workbench, () => bigIntoPanel(workbench))));
+    rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
+    return rows;
+  } finally {
+    await workbench.close();
+  }
+}
 
+/** First body byte to first paint in the answer panel and in the Chat view. */
+async function paintRows(workbench: Workbench): Promise<BenchRow[]> {
+  const { page } = workbench;
+  const rows: BenchRow[] = [];
+  {
     // The answer panel: asked from the palette; a finished panel of the application is reused.
     const panel = async (): Promise<Locator> => (await panelBody(page)).body;
     const panelLatencies = await firstPaints(workbench, panel, (question) => queryFromPalette(page, APP.name, question), async () => (await (await panel()).getAttribute('data-status')) === 'done');
@@ -427,12 +454,35 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
       await input.press('Enter');
     }, async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
     rows.push(...latencyRows('Chat view', chatLatencies));
+  }
+  return rows;
+}
 
-    rows.push(...(await bigIntoChannel(workbench)));
-    rows.push(...(await bigIntoPanel(workbench)));
-    rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
-    return rows;
+/**
+ * Runs `part` inside a Chromium performance trace written to `TRACE_FILE` (as Chrome's
+ * performance panel loads it), or just runs it when no file is asked for.
+ */
+async function traced<T>(workbench: Workbench, part: () => Promise<T>): Promise<T> {
+  if (TRACE_FILE === undefined || TRACE_FILE === '') return part();
+  const cdp = await workbench.context.newCDPSession(workbench.page);
+  await cdp.send('Tracing.start', {
+    transferMode: 'ReturnAsStream',
+    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'blink', 'cc', 'gpu', 'toplevel', 'ipc', 'mojom', 'blink.user_timing', ...(process.env.AQ_WB_TRACE_JS === '1' ? ['disabled-by-default-v8.cpu_profiler'] : [])] },
+  });
+  try {
+    return await part();
   } finally {
-    await workbench.close();
+    const done = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (event) => resolve(event.stream ?? '')));
+    await cdp.send('Tracing.end');
+    const handle = await done;
+    const chunks: string[] = [];
+    for (;;) {
+      const piece = await cdp.send('IO.read', { handle, size: 1 << 20 });
+      chunks.push(piece.base64Encoded === true ? Buffer.from(piece.data, 'base64').toString('utf8') : piece.data);
+      if (piece.eof) break;
+    }
+    await cdp.send('IO.close', { handle });
+    await writeFile(TRACE_FILE, chunks.join(''));
+    console.error(`trace of the 10 MiB panel run: ${TRACE_FILE}`);
   }
 }

@@ -483,6 +483,42 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  it('an answer that ends while a frame is pending still renders once per frame, not twice, until it is done', async () => {
+    const text = longShapes(1024 * 1024, 5).blocks;
+    const result = await page.evaluate((text) => {
+      const out = document.createElement('div');
+      let pending: Array<() => void> = [];
+      let renders = 0;
+      const renderer = new window.AQ.IncrementalRenderer(out, {
+        scheduleFrame: (callback) => void pending.push(callback),
+        onRender: () => void renders++,
+      });
+      const rendersPerFrame: number[] = [];
+      const frame = (): void => {
+        const before = renders;
+        const callbacks = pending;
+        pending = [];
+        for (const callback of callbacks) callback();
+        rendersPerFrame.push(renders - before);
+      };
+      renderer.append(text.slice(0, text.length / 2));
+      frame();
+      // The rest arrives (a frame is asked for), and the answer ends before that frame comes:
+      // `finish` renders at once, within a frame's budget, and asks for a frame for the rest.
+      renderer.append(text.slice(text.length / 2));
+      renderer.finish();
+      const afterFinish = rendersPerFrame.length;
+      while (pending.length > 0 && rendersPerFrame.length < 10_000) frame();
+      renderer.flush();
+      return { rendersPerFrame: rendersPerFrame.slice(afterFinish), done: renderer.done, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+    }, text);
+    const summary = JSON.stringify({ ...result, rendersPerFrame: result.rendersPerFrame.slice(0, 20) });
+    // The frames after `finish` had work to do (else the case is not tested), and none rendered twice.
+    assert.ok(result.rendersPerFrame.filter((n) => n > 0).length >= 2, summary);
+    assert.ok(result.rendersPerFrame.every((n) => n <= 1), summary);
+    assert.ok(result.done && result.equal, summary);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

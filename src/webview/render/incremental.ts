@@ -111,7 +111,12 @@ export class IncrementalRenderer {
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
   private scheduled = false;
-  private generation = 0;
+  /**
+   * Counts frame requests: only the latest scheduled callback renders. A render outside a frame
+   * (`finish`, `reset`) can ask for a frame while an earlier one is still pending; without this,
+   * both would run, and from then on every frame would render twice, each with a full budget.
+   */
+  private frameRequest = 0;
   /** No more text comes (`finish()`); `settled`: and all of it is rendered. */
   private finished = false;
   private settled = false;
@@ -208,7 +213,7 @@ export class IncrementalRenderer {
 
   /** Starts over, showing `text` (within this frame's budget, the rest over the next frames); the stream may continue with `append`. */
   reset(text = ''): void {
-    this.generation++;
+    this.frameRequest++;
     this.scheduled = false;
     this.normalizer = new TextNormalizer();
     this.tail = this.normalizer.normalize(text);
@@ -240,9 +245,9 @@ export class IncrementalRenderer {
       return;
     }
     this.scheduled = true;
-    const generation = this.generation;
+    const request = ++this.frameRequest;
     this.schedule(() => {
-      if (generation === this.generation && this.scheduled) {
+      if (request === this.frameRequest && this.scheduled) {
         this.scheduled = false;
         this.update(false);
       }
