@@ -193,9 +193,15 @@ async function updateSettings(workbench: Workbench, name: string, changes: Reado
   await page.keyboard.press('Control+V');
   await page.keyboard.press('Control+S');
   await waitFor('settings.json to be saved', async () => (await readFile(file, 'utf8')) === text || undefined, 30_000, 100);
-  // Escape closes the modal editor (1.139); a tab (1.100) stays open, which does no harm here.
-  await page.keyboard.press('Escape');
-  await editor.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  // Escape closes the modal editor (1.139; this bench runs there). The editor may have lost the
+  // focus meanwhile (the panel's webview takes it as it updates), so it is clicked first, and the
+  // modal is looked for as any editor with the text, focused or not.
+  const shown = page.locator('.monaco-editor').filter({ hasText: 'applicationQuery.applications' }).first();
+  for (let attempt = 0; attempt < 3 && (await shown.isVisible()); attempt++) {
+    await shown.click({ position: { x: 200, y: 10 } }).catch(() => undefined);
+    await page.keyboard.press('Escape');
+    await shown.waitFor({ state: 'hidden', timeout: 3000 }).catch(() => undefined);
+  }
   await page.locator('.part.statusbar .statusbar-item').filter({ hasText: name }).first().waitFor({ state: 'visible', timeout: 60_000 });
 }
 

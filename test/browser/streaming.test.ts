@@ -519,6 +519,49 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.done && result.equal, summary);
   });
 
+  it('a page that renders slowly parses less per frame: windows shrink to the pace it shows, and the answer still equals a one-shot render', async () => {
+    const text = longShapes(192 * 1024, 6).blocks;
+    const perFrame = async (slowdown: number): Promise<{ most: number; frames: number; equal: boolean }> =>
+      page.evaluate(
+        ({ text, slowdown }) => {
+          const aq = window.AQ as ProbeGlobal;
+          // The page's clock runs `slowdown` times fast: to the renderer, every piece of work takes that much longer.
+          const realNow = performance.now.bind(performance);
+          const start = realNow();
+          performance.now = () => start + (realNow() - start) * slowdown;
+          try {
+            const out = document.createElement('div');
+            let pending: Array<() => void> = [];
+            const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+            renderer.append(text);
+            let most = 0;
+            let frames = 0;
+            while (pending.length > 0 && frames < 10_000) {
+              aq.work.parsed = 0;
+              const callbacks = pending;
+              pending = [];
+              for (const callback of callbacks) callback();
+              most = Math.max(most, aq.work.parsed);
+              frames++;
+            }
+            renderer.finish();
+            renderer.flush();
+            return { most, frames, equal: out.innerHTML === aq.renderMarkdownOnce(text) };
+          } finally {
+            performance.now = realNow;
+          }
+        },
+        { text, slowdown },
+      );
+    const slow = await perFrame(200);
+    const normal = await perFrame(1);
+    const summary = JSON.stringify({ slow, normal });
+    // A base window is 4 KiB (parsed as blocks, then its inline text again): a slow frame stays under one.
+    assert.ok(slow.most < 4 * 1024, summary);
+    assert.ok(normal.most >= 4 * 1024 && slow.frames > normal.frames * 2, summary);
+    assert.ok(slow.equal && normal.equal, summary);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

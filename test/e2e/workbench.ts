@@ -329,7 +329,8 @@ async function openPalette(page: Page, prefix: string): Promise<void> {
       problem = error instanceof Error ? error.message.split('\n')[0] : String(error);
     }
   }
-  throw new Error(`the command palette did not take "${prefix}": ${problem}`);
+  const shot = await screenshot(page, 'palette-did-not-open').catch(() => 'no screenshot');
+  throw new Error(`the command palette did not take "${prefix}": ${problem} (${shot})`);
 }
 
 /** Rows whose label equals `label` (ellipsis and whitespace normalised), or whose label is "<Category>: label". */

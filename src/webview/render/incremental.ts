@@ -18,7 +18,10 @@ import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStrea
 export interface RendererOptions {
   /** Runs a render later; defaults to `requestAnimationFrame`. Tests pass a synchronous one. */
   readonly scheduleFrame?: (callback: () => void) => void;
-  /** Called after every update of the DOM (e.g. to keep a transcript scrolled to the bottom). */
+  /**
+   * Called after every update of the DOM (e.g. to keep a transcript scrolled to the bottom), and
+   * when the answer has become all rendered (see `done`).
+   */
   readonly onRender?: () => void;
   /** Asks the extension host for held groups' text (see {@link IncrementalRenderer.hold}); it comes back through `provideHeld`. */
   readonly wantHeld?: (ids: readonly number[]) => void;
@@ -34,6 +37,12 @@ interface Queued {
 const BASE_WINDOW = 4 * 1024;
 /** A frame parses windows one after the other until it has taken this long; the rest waits for the next. */
 const FRAME_BUDGET_MS = 20;
+/**
+ * A window may shrink to what fits in the frame's budget left, at the pace the last windows were
+ * rendered (a page that is slow for a while, starting cold or sharing the processor with the
+ * rest of the workbench, then does not overrun its frame by a whole window), but not below this.
+ */
+const MIN_WINDOW = 1024;
 /** An open block longer than this streams through a {@link BlockStream}: its finished parts are never rendered again. */
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
@@ -102,6 +111,8 @@ export class IncrementalRenderer {
   private tailKey = '';
   private renderedLength = -1;
   private window = BASE_WINDOW;
+  /** How long a window took per code unit, a running average (0: none rendered yet). */
+  private msPerChar = 0;
   /** The stream rendering the open block at the start of the tail, if any. */
   private stream: BlockStream | undefined;
   /** No stream takes the open block: it is rendered again once the tail is this long. */
@@ -184,12 +195,13 @@ export class IncrementalRenderer {
   }
 
   /**
-   * The stream ended: what is left is rendered now, within one frame's budget, and if that is not
-   * enough, over the next frames (see `done`).
+   * The stream ended: what is left is rendered in the next frame, and if one frame's budget is not
+   * enough, over the frames after it (see `done`). Not at once: the message that ends an answer
+   * comes between frames, and rendering there would add to the next frame's wait.
    */
   finish(): void {
     this.finished = true;
-    this.update(false);
+    this.requestFrame();
   }
 
   /**
@@ -293,9 +305,11 @@ export class IncrementalRenderer {
           changed = true;
           continue;
         }
-        const end = all ? this.tail.length : Math.min(this.tail.length, this.window);
+        const end = all ? this.tail.length : Math.min(this.tail.length, this.windowBefore(deadline));
         const last = end === this.tail.length;
+        const started = performance.now();
         changed = this.renderWindow(end, all || (complete && last), last) || changed;
+        this.learnPace(performance.now() - started, end);
         if (!last || this.stream !== undefined) {
           continue;
         }
@@ -318,7 +332,8 @@ export class IncrementalRenderer {
     if (!this.settled && !waiting && (more || (this.finished && !all))) {
       this.requestFrame();
     }
-    this.afterUpdate(changed);
+    // Becoming all rendered is news to the view even when the DOM did not change.
+    this.afterUpdate(changed || (this.finished && this.settled));
   }
 
   /**
@@ -466,6 +481,31 @@ export class IncrementalRenderer {
     this.tail = this.tail.slice(result);
     this.regrowAt = 0;
     this.window = BASE_WINDOW;
+  }
+
+  /**
+   * The next window's length: the base window, or less if the budget left before `deadline` does
+   * not fit it at the pace seen so far (the smallest, until a window has shown the pace). A window doubled for an open block longer than it is kept
+   * whole, so the block is always reached.
+   */
+  private windowBefore(deadline: number): number {
+    if (this.window > BASE_WINDOW) {
+      return this.window;
+    }
+    if (this.msPerChar === 0) {
+      // The pace is not known yet (the page may be cold): a small window measures it.
+      return MIN_WINDOW;
+    }
+    const fits = Math.floor((deadline - performance.now()) / this.msPerChar);
+    return Math.max(MIN_WINDOW, Math.min(this.window, fits));
+  }
+
+  /** A window of `length` code units took `ms`. */
+  private learnPace(ms: number, length: number): void {
+    if (length >= MIN_WINDOW) {
+      const pace = ms / length;
+      this.msPerChar = this.msPerChar === 0 ? pace : (this.msPerChar + pace) / 2;
+    }
   }
 
   /**
