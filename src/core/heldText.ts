@@ -23,6 +23,11 @@ import type { HeldGroup, HeldReferences } from '../protocol/messages';
 export const HOLD_AT = 128 * 1024;
 /** The newest text of a batch always goes over as text (what the view shows while it follows the stream). */
 export const HOLD_KEEP = 16 * 1024;
+/**
+ * The most text one piece carries: longer text goes over in several pieces (messages), so that no
+ * one message keeps the workbench's main thread busy for long (code-server relays each there).
+ */
+export const PIECE_MAX = 64 * 1024;
 /** The text parsed (block structure only) at once; doubles while a block is longer. */
 const PARSE_WINDOW = 64 * 1024;
 
@@ -30,6 +35,19 @@ const md = createMarkdown();
 
 /** What goes to the webview for a batch, in order: text, or groups kept here. */
 export type HeldPiece = { readonly text: string } | { readonly groups: readonly HeldGroup[] };
+
+/** `text` in pieces of at most PIECE_MAX code units, never cut inside a surrogate pair (none if it is empty). */
+export function textPieces(text: string): HeldPiece[] {
+  const pieces: HeldPiece[] = [];
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + PIECE_MAX);
+    const before = text.charCodeAt(end - 1);
+    if (end < text.length && before >= 0xd800 && before <= 0xdbff) end--;
+    pieces.push({ text: text.slice(at, end) });
+    at = end;
+  }
+  return pieces;
+}
 
 /**
  * One answer's text as passed to a webview. `pass` takes the text that arrived since the last
@@ -63,7 +81,7 @@ export class HeldText {
       if (allPassed) {
         // The usual case: no slice of the whole text (that would copy it every time).
         this.passed = this.unparsed.length;
-        return normalized === '' ? [] : [{ text: normalized }];
+        return textPieces(normalized);
       }
       return this.passRest();
     }
@@ -75,7 +93,7 @@ export class HeldText {
           pieces.push({ groups });
           groups = [];
         }
-        pieces.push({ text: this.unparsed.slice(this.passed, start) });
+        pieces.push(...textPieces(this.unparsed.slice(this.passed, start)));
       }
       groups.push(this.hold(this.unparsed.slice(start, end)));
       this.passed = end;
@@ -108,7 +126,7 @@ export class HeldText {
   private passRest(): HeldPiece[] {
     const rest = this.unparsed.slice(this.passed);
     this.passed = this.unparsed.length;
-    return rest === '' ? [] : [{ text: rest }];
+    return textPieces(rest);
   }
 
   private hold(source: string): HeldGroup {

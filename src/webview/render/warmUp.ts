@@ -11,7 +11,7 @@ const SAMPLE = '# Title\n\nSome **bold**, `code` and a [link](https://example.co
  * markdown-it and the sanitizer. One piece per idle period, so the page never waits for it.
  */
 export function warmUp(schedule: (work: () => void) => void = idle): void {
-  const steps: Array<() => void> = [() => void renderMarkdownOnce(SAMPLE), ...LONG_BLOCKS.map((block) => () => stream(block()))];
+  const steps: Array<() => void> = [() => void renderMarkdownOnce(SAMPLE), layOut, ...LONG_BLOCKS.map((block) => () => stream(block()))];
   for (const language of highlightLanguages()) {
     steps.push(() => void renderMarkdownOnce('```' + language + '\nconst x = "a" + 1; // b\n```\n'));
   }
@@ -39,9 +39,31 @@ const LONG_BLOCKS = [
   () => '```ts\n' + many((i) => `const v${i} = f(${i}); // ${LINE}`) + '```\n',
 ];
 
-/** Streams `text` through a renderer off the page. */
-function stream(text: string): void {
-  const renderer = new IncrementalRenderer(document.createElement('div'), { scheduleFrame: (callback) => callback() });
+/** Text in the scripts answers often mix in, whose fonts the browser looks for on first use. */
+const SCRIPTS = '\n\nÜnïcödé — 日本語、中文、한국어 🚀✅ Ελληνικά Кириллица العربية עברית हिन्दी\n\n```ts\nconst s = "日本語 🚀";\n```\n';
+
+/**
+ * Lays a rendered sample out in the page, out of sight: the first answer's first frame would
+ * otherwise pay for finding the fonts (code, emoji, other scripts) and shaping text with them
+ * (in the workbench, 80 ms of layout in a first frame with emoji and CJK text).
+ */
+function layOut(): void {
+  if (document.body === null) {
+    return;
+  }
+  const sample = document.createElement('div');
+  sample.className = 'aq-answer markdown-body';
+  sample.setAttribute('aria-hidden', 'true');
+  sample.style.cssText = 'position:absolute;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none';
+  document.body.append(sample);
+  stream(SAMPLE + SCRIPTS, sample);
+  void sample.offsetHeight;
+  sample.remove();
+}
+
+/** Streams `text` through a renderer (into `container`, off the page unless given). */
+function stream(text: string, container: HTMLElement = document.createElement('div')): void {
+  const renderer = new IncrementalRenderer(container, { scheduleFrame: (callback) => callback() });
   for (let at = 0; at < text.length; at += 4096) {
     renderer.append(text.slice(at, at + 4096));
   }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { HeldText, HOLD_AT, HOLD_KEEP, type HeldPiece } from '../../../src/core/heldText';
+import { HeldText, HOLD_AT, HOLD_KEEP, PIECE_MAX, type HeldPiece } from '../../../src/core/heldText';
 import { createMarkdown, GROUP_SIZE } from '../../../src/protocol/answerBlocks';
 import { longShapes } from '../../browser/shapes';
 
@@ -115,5 +115,23 @@ describe('HeldText (the text a webview is passed of a fast answer)', () => {
     assert.ok(code.length > HOLD_AT);
     assert.equal(held.heldCount, 0);
     assert.equal(reassemble(held, pieces).text, code);
+  });
+
+  it('passes long text on in pieces of at most PIECE_MAX, never cutting a surrogate pair', () => {
+    // An emoji straddles the first cut: its two halves would land in two messages.
+    const text = 'a'.repeat(PIECE_MAX - 1) + '🚀' + 'b'.repeat(100_000) + '\n';
+    const pieces = new HeldText().pass(text);
+    const texts = pieces.map((piece) => ('text' in piece ? piece.text : ''));
+    assert.ok(texts.length >= 3, `${texts.length} pieces`);
+    assert.ok(texts.every((piece) => piece.length > 0 && piece.length <= PIECE_MAX));
+    assert.ok(texts.every((piece) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(piece)), 'no piece starts or ends inside a pair');
+    assert.equal(texts.join(''), text);
+    // Held answers pass their text in such pieces too.
+    const answer = longShapes(1024 * 1024, 4).blocks;
+    const held = new HeldText();
+    const all = [...held.pass(answer.slice(0, 1000)), ...held.pass(answer.slice(1000))];
+    assert.ok(held.heldCount > 0);
+    assert.ok(all.every((piece) => !('text' in piece) || piece.text.length <= PIECE_MAX));
+    assert.equal(reassemble(held, all).text, answer);
   });
 });
