@@ -125,7 +125,7 @@ function size(bytes: number): string {
 }
 
 /** Runs per shape and size: the figures are the median of these (the machine is shared and noisy). */
-const RUNS = 3;
+const RUNS = 5;
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
