@@ -485,8 +485,8 @@ export class IncrementalRenderer {
 
   /**
    * The next window's length: the base window, or less if the budget left before `deadline` does
-   * not fit it at the pace seen so far (the smallest, until a window has shown the pace). A window doubled for an open block longer than it is kept
-   * whole, so the block is always reached.
+   * not fit it at the pace seen so far (the smallest, until a window has shown the pace). A window
+   * doubled for an open block longer than it is kept whole, so the block is always reached.
    */
   private windowBefore(deadline: number): number {
     if (this.window > BASE_WINDOW) {
