@@ -113,6 +113,8 @@ export class IncrementalRenderer {
   private window = BASE_WINDOW;
   /** How long a window took per code unit, a running average (0: none rendered yet). */
   private msPerChar = 0;
+  /** A window cut short to fit the frame found no end of a block: its length (the next is twice as long); 0: none. */
+  private shortEnd = 0;
   /** The stream rendering the open block at the start of the tail, if any. */
   private stream: BlockStream | undefined;
   /** No stream takes the open block: it is rendered again once the tail is this long. */
@@ -241,6 +243,7 @@ export class IncrementalRenderer {
     this.tailKey = '';
     this.renderedLength = -1;
     this.window = BASE_WINDOW;
+    this.shortEnd = 0;
     this.stream = undefined;
     this.regrowAt = 0;
     this.lazy.dispose();
@@ -305,10 +308,11 @@ export class IncrementalRenderer {
           changed = true;
           continue;
         }
-        const end = all ? this.tail.length : Math.min(this.tail.length, this.windowBefore(deadline));
+        const whole = Math.min(this.tail.length, this.window);
+        const end = all ? this.tail.length : Math.min(whole, this.windowBefore(deadline));
         const last = end === this.tail.length;
         const started = performance.now();
-        changed = this.renderWindow(end, all || (complete && last), last) || changed;
+        changed = this.renderWindow(end, all || (complete && last), last, end < whole) || changed;
         this.learnPace(performance.now() - started, end);
         if (!last || this.stream !== undefined) {
           continue;
@@ -481,6 +485,7 @@ export class IncrementalRenderer {
     this.tail = this.tail.slice(result);
     this.regrowAt = 0;
     this.window = BASE_WINDOW;
+    this.shortEnd = 0;
   }
 
   /**
@@ -491,6 +496,10 @@ export class IncrementalRenderer {
   private windowBefore(deadline: number): number {
     if (this.window > BASE_WINDOW) {
       return this.window;
+    }
+    if (this.shortEnd > 0) {
+      // Whatever the budget: each window that ends inside a block is followed by a longer one.
+      return Math.min(this.window, 2 * this.shortEnd);
     }
     if (this.msPerChar === 0) {
       // The pace is not known yet (the page may be cold): a small window measures it.
@@ -510,9 +519,10 @@ export class IncrementalRenderer {
 
   /**
    * Parses the first `end` code units of the tail, freezes what is finished, and (if `show`)
-   * renders the rest again. `all`: render an open block however long it is.
+   * renders the rest again. `all`: render an open block however long it is. `shortened`: the
+   * window was cut short to fit the frame.
    */
-  private renderWindow(end: number, all: boolean, show: boolean): boolean {
+  private renderWindow(end: number, all: boolean, show: boolean, shortened: boolean): boolean {
     const complete = end === this.tail.length;
     const tail = complete ? this.tail : this.tail.slice(0, end);
     const env: RenderEnv = { references: { ...this.frozenRefs } };
@@ -523,12 +533,16 @@ export class IncrementalRenderer {
     let tailTokens = tokens;
     if (boundary !== undefined) {
       this.window = BASE_WINDOW;
+      this.shortEnd = 0;
       this.regrowAt = 0;
       this.removeTail();
       this.placeFrozen(renderFragment(tokens.slice(0, boundary.index), env).build(), tail.slice(0, boundary.offset));
       this.tail = this.tail.slice(boundary.offset);
       tailTokens = tokens.slice(boundary.index);
       changed = true;
+    } else if (shortened) {
+      // No block ends in a window cut short: twice as long next time, up to the whole window (then it doubles as usual).
+      this.shortEnd = end;
     } else if (!complete) {
       // An open block longer than the window: look further next time.
       this.window *= 2;
