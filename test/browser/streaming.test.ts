@@ -562,6 +562,51 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(slow.equal && normal.equal, summary);
   });
 
+  it('in a page that is busy between frames (as the workbench is), a frame renders less, and the answer still equals a one-shot render', async () => {
+    const text = longShapes(192 * 1024, 7).blocks;
+    const perFrame = async (busyMs: number): Promise<{ most: number; frames: number; equal: boolean }> =>
+      page.evaluate(
+        ({ text, busyMs }) => {
+          const aq = window.AQ as ProbeGlobal;
+          // Between two frames the page's clock moves on by `busyMs`: layout, paint and other
+          // tasks took that long, as the renderer sees it.
+          const realNow = performance.now.bind(performance);
+          let busy = 0;
+          performance.now = () => realNow() + busy;
+          try {
+            const out = document.createElement('div');
+            let pending: Array<() => void> = [];
+            const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+            renderer.append(text);
+            let most = 0;
+            let frames = 0;
+            while (pending.length > 0 && frames < 10_000) {
+              aq.work.parsed = 0;
+              busy += busyMs;
+              const callbacks = pending;
+              pending = [];
+              for (const callback of callbacks) callback();
+              // The first frames learn how busy the page is.
+              if (frames >= 3) most = Math.max(most, aq.work.parsed);
+              frames++;
+            }
+            renderer.finish();
+            renderer.flush();
+            return { most, frames, equal: out.innerHTML === aq.renderMarkdownOnce(text) };
+          } finally {
+            performance.now = realNow;
+          }
+        },
+        { text, busyMs },
+      );
+    const busy = await perFrame(80);
+    const idle = await perFrame(0);
+    const summary = JSON.stringify({ busy, idle });
+    // The same text over more frames: less of it in each (the budget falls from 20 ms to 8 ms).
+    assert.ok(busy.frames > idle.frames * 1.5 && busy.most < idle.most, summary);
+    assert.ok(busy.equal && idle.equal, summary);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

@@ -12,6 +12,7 @@ import {
   type RenderEnv,
 } from './markdown';
 import { FenceStream } from './fence';
+import { FramePacer, FULL_BUDGET_MS } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
@@ -35,8 +36,6 @@ interface Queued {
 
 /** The text parsed at once, unless a longer open block needs more (then it doubles). */
 const BASE_WINDOW = 4 * 1024;
-/** A frame parses windows one after the other until it has taken this long; the rest waits for the next. */
-const FRAME_BUDGET_MS = 20;
 /**
  * A window may shrink to what fits in the frame's budget left, at the pace the last windows were
  * rendered (a page that is slow for a while, starting cold or sharing the processor with the
@@ -124,6 +123,10 @@ export class IncrementalRenderer {
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
   private scheduled = false;
+  /** How long each frame's render may work (see pacer.ts). */
+  private readonly pacer = new FramePacer();
+  /** When the last render pass had updated the DOM, before `onRender`. */
+  private renderedAt = 0;
   /**
    * Counts frame requests: only the latest scheduled callback renders. A render outside a frame
    * (`finish`, `reset`) can ask for a frame while an earlier one is still pending; without this,
@@ -264,19 +267,21 @@ export class IncrementalRenderer {
     this.schedule(() => {
       if (request === this.frameRequest && this.scheduled) {
         this.scheduled = false;
-        this.update(false);
+        const start = performance.now();
+        this.update(false, this.pacer.budget(start));
+        this.pacer.ended(start, this.renderedAt, this.scheduled);
       }
     });
   }
 
   /**
    * One render pass: `all` renders everything pending (no budget); otherwise windows of the tail
-   * until the frame's budget is spent. After `finish()`, the pass that reaches the end of the text
-   * renders the last blocks as final.
+   * until `budgetMs` is spent. After `finish()`, the pass that reaches the end of the text renders
+   * the last blocks as final.
    */
-  private update(all: boolean): void {
+  private update(all: boolean, budgetMs = FULL_BUDGET_MS): void {
     this.scheduled = false;
-    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + FRAME_BUDGET_MS;
+    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
     // Groups that came into view go first: the reader is looking at them.
     let changed = this.lazy.pending && this.lazy.renderDue(deadline);
     if (this.settled || (this.renderedLength === this.received && !this.finished && this.queue.length === 0 && this.stream?.pending !== true)) {
@@ -322,11 +327,16 @@ export class IncrementalRenderer {
       if (this.queue.length === 0) {
         break;
       }
-      if (!this.placeQueued()) {
+      const placing = this.placeQueued(deadline);
+      if (placing === 'waiting') {
         waiting = true;
         break;
       }
       changed = true;
+      if (placing === 'later') {
+        more = true;
+        break;
+      }
     }
     // With work left for later frames, the text received is not all rendered yet.
     this.renderedLength = more ? -1 : this.received;
@@ -342,13 +352,15 @@ export class IncrementalRenderer {
 
   /**
    * The tail is rendered to its end, where held groups begin: places each as a waiting group
-   * (see lazy.ts) and takes the text after them as the new tail. Returns false while the next one
-   * waits for its text, to be rendered in line (only if the host's cut did not fall where a group
-   * starts here, which a shared count of blocks rules out).
+   * (see lazy.ts) and takes the text after them as the new tail. Returns 'waiting' while the next
+   * one waits for its text, to be rendered in line (only if the host's cut did not fall where a
+   * group starts here, which a shared count of blocks rules out), and 'later' if `deadline` came
+   * before all were placed (thousands can come at once: each costs a little).
    */
-  private placeQueued(): boolean {
+  private placeQueued(deadline: number): 'placed' | 'waiting' | 'later' {
     this.keepTail();
     let placed = false;
+    let result: 'placed' | 'later' = 'placed';
     while (this.queue.length > 0) {
       const next = this.queue[0];
       if (typeof next === 'string' || next.text !== undefined) {
@@ -361,11 +373,17 @@ export class IncrementalRenderer {
       }
       if (this.blocks.untilGroup() !== 0) {
         this.options.wantHeld?.([next.group.id]);
-        return false;
+        return 'waiting';
+      }
+      if (placed && performance.now() >= deadline) {
+        result = 'later';
+        break;
       }
       this.queue.shift();
-      // Definitions made earlier win.
-      this.frozenRefs = { ...next.group.references, ...this.frozenRefs };
+      if (Object.keys(next.group.references).length > 0) {
+        // Definitions made earlier win.
+        this.frozenRefs = { ...next.group.references, ...this.frozenRefs };
+      }
       this.lazy.addHeld(this.blocks.placeGroup() as HTMLElement, next.group);
       placed = true;
     }
@@ -373,7 +391,7 @@ export class IncrementalRenderer {
       // Frozen text may use a definition the held groups make.
       this.applyReferences({ ...this.frozenRefs });
     }
-    return true;
+    return result;
   }
 
   /** The tail as rendered is final (it ended where held groups begin): it stays as a frozen chunk. */
@@ -390,6 +408,8 @@ export class IncrementalRenderer {
   }
 
   private afterUpdate(changed: boolean): void {
+    // What `onRender` does after this (e.g. a layout to follow the new text) is the page's share of the frame.
+    this.renderedAt = performance.now();
     if (this.lazy.pending) {
       this.requestFrame();
     }

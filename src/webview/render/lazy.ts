@@ -25,6 +25,14 @@ interface LazyGroup {
   asked: boolean;
 }
 
+/**
+ * While the reader stays with the newest text, only the newest waiting groups can come near the
+ * view: only this many are watched. Each watched group costs the browser work in every frame the
+ * view scrolls (thousands of them cost 10 ms and more a frame while an answer streams in and the
+ * view follows it). Once the reader scrolls away from the end, every waiting group is watched.
+ */
+const WATCHED_NEWEST = 16;
+
 /** The groups of one answer that wait to be rendered, and those that came into view. */
 export class LazyGroups {
   private readonly waiting = new Map<Element, LazyGroup>();
@@ -35,6 +43,12 @@ export class LazyGroups {
   /** Held groups by id. */
   private readonly held = new Map<number, LazyGroup>();
   private observer: IntersectionObserver | undefined;
+  /** The newest waiting groups, watched while not all are (see WATCHED_NEWEST). */
+  private readonly newest: HTMLElement[] = [];
+  private watchingAll = false;
+  /** The document whose scrolling is listened to, until every group is watched. */
+  private listening: Document | undefined;
+  private readonly onScroll = (event: Event): void => this.scrolled(event);
 
   /**
    * `render` renders a group's source with link reference definitions, `references` says which
@@ -122,12 +136,45 @@ export class LazyGroups {
     if (group.source?.includes(']') === true) {
       this.referencing.push(group);
     }
+    const document = group.element.ownerDocument;
     this.observer ??= new IntersectionObserver((entries) => this.seen(entries), {
       // The webview's own document: the margin then counts (an implicit root in a frame ignores it).
-      root: group.element.ownerDocument,
+      root: document,
       rootMargin: '100% 0px',
     });
     this.observer.observe(group.element);
+    if (this.watchingAll) {
+      return;
+    }
+    if (this.listening === undefined) {
+      this.listening = document;
+      // Scroll events do not bubble: the capture sees those of every scrolling element.
+      document.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
+    }
+    this.newest.push(group.element);
+    if (this.newest.length > WATCHED_NEWEST) {
+      this.observer.unobserve(this.newest.shift() as HTMLElement);
+    }
+  }
+
+  /** Something scrolled: if the view is more than a screen from its end, every waiting group is watched from now on. */
+  private scrolled(event: Event): void {
+    const target = event.target;
+    const scroller = target instanceof Element ? target : this.listening?.scrollingElement;
+    if (scroller === null || scroller === undefined || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight <= scroller.clientHeight) {
+      return;
+    }
+    this.stopListening();
+    this.watchingAll = true;
+    this.newest.length = 0;
+    for (const element of this.waiting.keys()) {
+      this.observer?.observe(element);
+    }
+  }
+
+  private stopListening(): void {
+    this.listening?.removeEventListener('scroll', this.onScroll, { capture: true });
+    this.listening = undefined;
   }
 
   /** Asks for the text of the held groups among `groups` not asked for yet. */
@@ -161,8 +208,10 @@ export class LazyGroups {
 
   /** Stops watching (the answer starts over). */
   dispose(): void {
+    this.stopListening();
     this.observer?.disconnect();
     this.observer = undefined;
+    this.newest.length = 0;
     this.waiting.clear();
     this.due.clear();
     this.held.clear();
