@@ -412,6 +412,127 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.equal(result.links, uses, summary);
   });
 
+  it('hundreds of held groups that come at once are placed over several frames of a slow page, and the answer still equals a one-shot render', async () => {
+    const held = new HeldText();
+    const pieces = [...held.pass(longShapes(1024 * 1024, 14).blocks)];
+    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+    const result = await page.evaluate(
+      ({ pieces, texts }) => {
+        // The page's clock runs 50 times fast: to the renderer, every piece of work takes that much longer.
+        const realNow = performance.now.bind(performance);
+        const start = realNow();
+        performance.now = () => start + (realNow() - start) * 50;
+        try {
+          const out = document.createElement('div');
+          let pending: Array<() => void> = [];
+          const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+          const groups = (): number => out.querySelectorAll(':scope > .aq-group').length;
+          for (const piece of pieces) {
+            if ('text' in piece) renderer.append(piece.text);
+            else renderer.hold(piece.groups);
+          }
+          renderer.finish();
+          let most = 0;
+          let frames = 0;
+          while (pending.length > 0 && frames < 10_000) {
+            const before = groups();
+            const callbacks = pending;
+            pending = [];
+            for (const callback of callbacks) callback();
+            most = Math.max(most, groups() - before);
+            frames++;
+          }
+          const all = groups();
+          renderer.flush();
+          for (const [id, text] of Object.entries(texts)) renderer.provideHeld(Number(id), text);
+          renderer.flush();
+          const expected = window.AQ.renderMarkdownOnce(pieces.map((piece) => ('text' in piece ? piece.text : piece.groups.map((group) => texts[group.id]).join(''))).join(''));
+          return { held: Object.keys(texts).length, all, most, frames, equal: out.innerHTML === expected };
+        } finally {
+          performance.now = realNow;
+        }
+      },
+      { pieces, texts },
+    );
+    const summary = JSON.stringify(result);
+    assert.ok(result.held > 100 && result.all > result.held, summary);
+    assert.ok(result.most < result.held / 2, `no frame places most of them: ${summary}`);
+    assert.ok(result.equal, summary);
+  });
+
+  it('while the view follows the stream, the page watches only the newest waiting groups; scrolled away, the groups there are rendered', async () => {
+    const held = new HeldText();
+    const pieces = [...held.pass(longShapes(1024 * 1024, 13).blocks)];
+    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+    const result = await page.evaluate(
+      async ({ pieces, texts }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        // What the page's intersection observers watch.
+        const watched = new Set<Element>();
+        const proto = IntersectionObserver.prototype;
+        const { observe, unobserve } = proto;
+        proto.observe = function (this: IntersectionObserver, target: Element) {
+          watched.add(target);
+          observe.call(this, target);
+        };
+        proto.unobserve = function (this: IntersectionObserver, target: Element) {
+          watched.delete(target);
+          unobserve.call(this, target);
+        };
+        const scroller = document.createElement('div');
+        scroller.style.height = '400px';
+        scroller.style.overflow = 'auto';
+        const out = document.createElement('div');
+        out.className = 'aq-answer';
+        scroller.append(out);
+        document.body.append(scroller);
+        try {
+          // The view follows the newest text, as the panel's does, until the reader scrolls.
+          let following = true;
+          const renderer = new window.AQ.IncrementalRenderer(out, {
+            onRender: () => void (following && (scroller.scrollTop = scroller.scrollHeight)),
+            wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
+          });
+          const waiting = (): Element[] => [...out.querySelectorAll(':scope > .aq-group[style]')];
+          for (const piece of pieces) {
+            if ('text' in piece) renderer.append(piece.text);
+            else renderer.hold(piece.groups);
+          }
+          renderer.finish();
+          while (!renderer.done) {
+            await frame();
+          }
+          for (let i = 0; i < 5; i++) {
+            await frame();
+          }
+          const atEnd = { waiting: waiting().length, watched: watched.size };
+          // The reader scrolls to the middle: the groups there are rendered.
+          following = false;
+          scroller.scrollTop = scroller.scrollHeight / 2;
+          for (let i = 0; i < 30; i++) {
+            await frame();
+          }
+          const box = scroller.getBoundingClientRect();
+          const inView = [...out.querySelectorAll(':scope > .aq-group')].filter((group) => {
+            const rect = group.getBoundingClientRect();
+            return rect.bottom > box.top && rect.top < box.bottom;
+          });
+          return { atEnd, middle: { watched: watched.size, inView: inView.length, waitingInView: inView.filter((group) => group.hasAttribute('style')).length } };
+        } finally {
+          proto.observe = observe;
+          proto.unobserve = unobserve;
+          scroller.remove();
+        }
+      },
+      { pieces, texts },
+    );
+    const summary = JSON.stringify(result);
+    assert.ok(result.atEnd.waiting > 100, `many groups wait: ${summary}`);
+    assert.ok(result.atEnd.watched <= 20, `at the end, only the newest are watched: ${summary}`);
+    assert.ok(result.middle.watched > 100, `away from the end, all are watched: ${summary}`);
+    assert.ok(result.middle.inView > 0 && result.middle.waitingInView === 0, `the groups in view are rendered: ${summary}`);
+  });
+
   it('a held group the host placed where no group starts here is asked for at once and rendered in line; the answer still equals a one-shot render', async () => {
     const text = longShapes(256 * 1024, 12).blocks;
     // Cut by hand at the 100th block: not where a group starts.

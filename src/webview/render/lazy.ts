@@ -26,10 +26,11 @@ interface LazyGroup {
 }
 
 /**
- * While the reader stays with the newest text, only the newest waiting groups can come near the
- * view: only this many are watched. Each watched group costs the browser work in every frame the
- * view scrolls (thousands of them cost 10 ms and more a frame while an answer streams in and the
- * view follows it). Once the reader scrolls away from the end, every waiting group is watched.
+ * While the view is within a screen of the end of what scrolls it, only the newest waiting groups
+ * can come near it: only this many are watched then. Each watched group costs the browser work in
+ * every frame the view scrolls (thousands of them cost 10 ms and more a frame while an answer
+ * streams in and the view follows it). Elsewhere, and until a scroll has shown where the view
+ * is, every waiting group is watched.
  */
 const WATCHED_NEWEST = 16;
 
@@ -43,10 +44,11 @@ export class LazyGroups {
   /** Held groups by id. */
   private readonly held = new Map<number, LazyGroup>();
   private observer: IntersectionObserver | undefined;
-  /** The newest waiting groups, watched while not all are (see WATCHED_NEWEST). */
+  /** The newest waiting groups (see WATCHED_NEWEST). */
   private readonly newest: HTMLElement[] = [];
-  private watchingAll = false;
-  /** The document whose scrolling is listened to, until every group is watched. */
+  /** Whether only the newest are watched (the view is near the end). */
+  private newestOnly = false;
+  /** The document whose scrolling tells where the view is. */
   private listening: Document | undefined;
   private readonly onScroll = (event: Event): void => this.scrolled(event);
 
@@ -143,9 +145,6 @@ export class LazyGroups {
       rootMargin: '100% 0px',
     });
     this.observer.observe(group.element);
-    if (this.watchingAll) {
-      return;
-    }
     if (this.listening === undefined) {
       this.listening = document;
       // Scroll events do not bubble: the capture sees those of every scrolling element.
@@ -153,22 +152,35 @@ export class LazyGroups {
     }
     this.newest.push(group.element);
     if (this.newest.length > WATCHED_NEWEST) {
-      this.observer.unobserve(this.newest.shift() as HTMLElement);
+      const older = this.newest.shift() as HTMLElement;
+      if (this.newestOnly) {
+        this.observer.unobserve(older);
+      }
     }
   }
 
-  /** Something scrolled: if the view is more than a screen from its end, every waiting group is watched from now on. */
+  /** Something scrolled: near the end of its scroller, only the newest groups are watched; elsewhere, all. */
   private scrolled(event: Event): void {
     const target = event.target;
     const scroller = target instanceof Element ? target : this.listening?.scrollingElement;
-    if (scroller === null || scroller === undefined || scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight <= scroller.clientHeight) {
+    // A block that scrolls sideways (a long line of code) says nothing about where the view is.
+    if (scroller === null || scroller === undefined || scroller.scrollHeight <= scroller.clientHeight) {
       return;
     }
-    this.stopListening();
-    this.watchingAll = true;
-    this.newest.length = 0;
+    const nearEnd = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight <= scroller.clientHeight;
+    if (nearEnd === this.newestOnly || this.observer === undefined) {
+      return;
+    }
+    this.newestOnly = nearEnd;
+    const newest = new Set<Element>(this.newest);
     for (const element of this.waiting.keys()) {
-      this.observer?.observe(element);
+      if (!newest.has(element)) {
+        if (nearEnd) {
+          this.observer.unobserve(element);
+        } else {
+          this.observer.observe(element);
+        }
+      }
     }
   }
 
