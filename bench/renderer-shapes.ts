@@ -111,14 +111,18 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
 /** The answers measured, each at `bytes` (the table at half). */
 function answers(bytes: number, generated: (bytes: number) => string): Array<[string, string]> {
   const shapes = longShapes(bytes, 7);
-  return [
+  const all: Array<[string, string]> = [
     ['one fenced code block (TypeScript)', shapes.fence],
     ['one list', shapes.list],
     ['one table', longShapes(bytes / 2, 7).table],
     ['one paragraph without line breaks', shapes.paragraph],
     ['the generated answer (many short blocks)', generated(bytes)],
   ];
+  return all.filter(([name]) => ONLY.length === 0 || ONLY.some((word) => name.includes(word)));
 }
+
+/** Only the shapes whose name has one of these words (env AQ_SHAPES, comma-separated, e.g. `list,generated`; all by default). */
+const ONLY = (process.env.AQ_SHAPES ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
 
 function size(bytes: number): string {
   return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;

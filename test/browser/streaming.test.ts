@@ -294,7 +294,10 @@ describe('renderer streams long blocks in Chromium', function () {
         const groups = (): Element[] => [...out.querySelectorAll(':scope > .aq-group')];
         const waiting = (): number => groups().filter((group) => group.hasAttribute('style')).length;
         renderer.append(first);
-        await frame();
+        // The blocks before the first group are rendered first, over a frame or a few.
+        for (let i = 0; i < 10 && waiting() === 0; i++) {
+          await frame();
+        }
         await frame();
         const early = { waiting: waiting(), groups: groups().length };
         // The reader looks at the middle while the rest is still to come (groups made later are not the middle).
@@ -412,6 +415,62 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.equal(result.links, uses, summary);
   });
 
+  it('a waiting group of long blocks that comes into view in a slow page is rendered a piece per frame, and the answer still equals a one-shot render', async () => {
+    const text = Array.from({ length: 2000 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(80)}`).join('\n\n') + '\n';
+    const result = await page.evaluate(
+      async (text) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const scroller = document.createElement('div');
+        scroller.style.height = '400px';
+        scroller.style.overflow = 'auto';
+        const out = document.createElement('div');
+        out.className = 'aq-answer';
+        scroller.append(out);
+        document.body.append(scroller);
+        let pending: Array<() => void> = [];
+        const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+        // Renders one frame's worth (if asked for) after a real frame, so that the page sees what is in view.
+        const pump = async (): Promise<void> => {
+          await frame();
+          const callbacks = pending;
+          pending = [];
+          for (const callback of callbacks) callback();
+        };
+        const shown = (): number => out.querySelectorAll(':scope > .aq-group > *').length;
+        const realNow = performance.now.bind(performance);
+        try {
+          renderer.append(text);
+          renderer.finish();
+          for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
+          const waiting = out.querySelectorAll(':scope > .aq-group[style]').length;
+          // The reader scrolls to the middle, and the page becomes slow: its clock runs 50 times fast.
+          scroller.scrollTop = scroller.scrollHeight / 2;
+          const start = realNow();
+          performance.now = () => start + (realNow() - start) * 50;
+          const perFrame: number[] = [];
+          for (let i = 0; i < 40; i++) {
+            const before = shown();
+            await pump();
+            perFrame.push(shown() - before);
+          }
+          performance.now = realNow;
+          renderer.flush();
+          return { waiting, perFrame, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+        } finally {
+          performance.now = realNow;
+          scroller.remove();
+        }
+      },
+      text,
+    );
+    const added = result.perFrame.filter((n) => n > 0);
+    const summary = JSON.stringify(result);
+    assert.ok(result.waiting > 10, `groups wait: ${summary}`);
+    // A group holds 64 of these blocks (about 27 KiB): a frame renders a piece of it, never all.
+    assert.ok(added.length >= 3 && Math.max(...added) < 40, summary);
+    assert.ok(result.equal, summary);
+  });
+
   it('hundreds of held groups that come at once are placed over several frames of a slow page, and the answer still equals a one-shot render', async () => {
     const held = new HeldText();
     const pieces = [...held.pass(longShapes(1024 * 1024, 14).blocks)];
@@ -470,7 +529,9 @@ describe('renderer streams long blocks in Chromium', function () {
         // What the page's intersection observers watch.
         const watched = new Set<Element>();
         const proto = IntersectionObserver.prototype;
-        const { observe, unobserve } = proto;
+        type Watch = (this: IntersectionObserver, target: Element) => void;
+        const observe: Watch = Reflect.get(proto, 'observe');
+        const unobserve: Watch = Reflect.get(proto, 'unobserve');
         proto.observe = function (this: IntersectionObserver, target: Element) {
           watched.add(target);
           observe.call(this, target);

@@ -309,7 +309,7 @@ export class IncrementalRenderer {
           more = true;
           break;
         }
-        if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait()) {
+        if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(deadline)) {
           changed = true;
           continue;
         }
@@ -431,10 +431,11 @@ export class IncrementalRenderer {
   /**
    * The text far behind the stream: its whole groups of top-level blocks wait as text (see
    * lazy.ts). Parses a window of the tail's blocks only; the blocks before the next group start
-   * are rendered as usual, then every group that starts and ends at a boundary waits. Returns
-   * whether any text was taken off the tail.
+   * are rendered as usual (as many as fit before `deadline`, the rest in the next pass), then
+   * every group that starts and ends at a boundary waits. Returns whether any text was taken off
+   * the tail.
    */
-  private makeGroupsWait(): boolean {
+  private makeGroupsWait(deadline: number): boolean {
     // The open part at the tail's end is rendered again after this.
     this.removeTail();
     const text = this.tail.slice(0, Math.min(LAZY_WINDOW, this.tail.length - LAZY_KEEP));
@@ -454,6 +455,18 @@ export class IncrementalRenderer {
       return false;
     }
     if (taken > 0) {
+      // Up to 63 blocks: only those that fit in the frame's time left, if they end where text can be cut.
+      const fits = this.msPerChar === 0 ? MIN_WINDOW : Math.max(MIN_WINDOW, (deadline - performance.now()) / this.msPerChar);
+      let part = element - 1;
+      while (taken > fits && part > 0 && (cuts[part] === undefined || (cuts[part] as number) > fits)) {
+        part--;
+      }
+      if (taken > fits && part > 0) {
+        const partText = text.slice(0, cuts[part]);
+        this.placeFrozen(renderBlocks(partText, { ...this.refs, ...this.frozenRefs }), partText);
+        this.tail = this.tail.slice(partText.length);
+        return true;
+      }
       const eagerText = text.slice(0, taken);
       this.placeFrozen(renderBlocks(eagerText, { ...this.refs, ...this.frozenRefs }), eagerText);
     }

@@ -8,9 +8,16 @@
  * it, see core/heldText.ts) wait the same way, and their text is asked for when they come near.
  */
 
-import { countLines, estimatedHeight } from '../../protocol/answerBlocks';
+import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../protocol/answerBlocks';
 import type { HeldGroup } from '../../protocol/messages';
-import type { References } from './markdown';
+import { parseBlocks, type References } from './markdown';
+
+/**
+ * A group that comes into view is rendered in pieces of at least this much text, each ending
+ * where text can be cut, as many in a frame as its budget allows (at least one): a group of 64
+ * long blocks would otherwise take a whole frame and more.
+ */
+const PIECE = 4 * 1024;
 
 /**
  * A group element of the answer and the markdown of its blocks: here, or (a held group) still at
@@ -23,6 +30,10 @@ interface LazyGroup {
   /** A held group's id; whether its text was asked for. */
   readonly held?: number;
   asked: boolean;
+  /** How much of the source is rendered into the element so far (in pieces, see PIECE). */
+  shown: number;
+  /** Where the source can be cut, once a piece has been asked for. */
+  cuts?: number[];
 }
 
 /**
@@ -74,12 +85,12 @@ export class LazyGroups {
 
   /** Makes `element` (an empty group, already in the document) hold `source` until it comes near the view. */
   add(element: HTMLElement, source: string): void {
-    this.wait({ element, source, rendered: false, asked: false }, countLines(source), source.length);
+    this.wait({ element, source, rendered: false, asked: false, shown: 0 }, countLines(source), source.length);
   }
 
   /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
   addHeld(element: HTMLElement, held: HeldGroup): void {
-    const group: LazyGroup = { element, source: undefined, rendered: false, held: held.id, asked: false };
+    const group: LazyGroup = { element, source: undefined, rendered: false, held: held.id, asked: false, shown: 0 };
     this.held.set(held.id, group);
     this.wait(group, held.lines, held.length);
   }
@@ -99,7 +110,7 @@ export class LazyGroups {
     }
   }
 
-  /** Renders the groups that came into view, at least one, until `deadline` (a `performance.now()` time). */
+  /** Renders the groups that came into view, at least a piece of one, until `deadline` (a `performance.now()` time). */
   renderDue(deadline: number): boolean {
     let rendered = false;
     for (const group of this.due) {
@@ -107,7 +118,7 @@ export class LazyGroups {
         break;
       }
       if (group.source !== undefined) {
-        this.show(group, group.source);
+        this.show(group, group.source, deadline);
         rendered = true;
       }
     }
@@ -118,7 +129,7 @@ export class LazyGroups {
   renderAll(): void {
     for (const group of [...this.waiting.values()]) {
       if (group.source !== undefined) {
-        this.show(group, group.source);
+        this.show(group, group.source, Number.POSITIVE_INFINITY);
       }
     }
     this.ask([...this.waiting.values()]);
@@ -210,8 +221,8 @@ export class LazyGroups {
   refresh(mentions: (source: string) => boolean, references: References): boolean {
     let changed = false;
     for (const group of this.referencing) {
-      if (group.rendered && group.source !== undefined && mentions(group.source)) {
-        group.element.replaceChildren(this.render(group.source, references));
+      if (group.shown > 0 && group.source !== undefined && mentions(group.source)) {
+        group.element.replaceChildren(this.render(group.source.slice(0, group.shown), references));
         changed = true;
       }
     }
@@ -227,6 +238,27 @@ export class LazyGroups {
     this.waiting.clear();
     this.due.clear();
     this.held.clear();
+  }
+
+  /** Where the next piece of `group` ends: the first place text can be cut at least PIECE on, or the end. */
+  private pieceEnd(group: LazyGroup, source: string): number {
+    if (source.length - group.shown <= 2 * PIECE) {
+      return source.length;
+    }
+    if (group.cuts === undefined) {
+      const tokens = parseBlocks(source);
+      const starts = lineStarts(source);
+      group.cuts = [];
+      tokens.forEach((token, i) => {
+        const at = startsElement(token) ? boundaryAt(tokens, i, source, starts) : undefined;
+        if (at !== undefined) {
+          group.cuts?.push(at);
+        }
+      });
+    }
+    const wanted = group.shown + PIECE;
+    const cut = group.cuts.find((at) => at >= wanted);
+    return cut === undefined || source.length - cut < PIECE ? source.length : cut;
   }
 
   private seen(entries: readonly IntersectionObserverEntry[]): void {
@@ -247,12 +279,29 @@ export class LazyGroups {
     }
   }
 
-  private show(group: LazyGroup, source: string): void {
+  /**
+   * Renders `group` (its text: `source`), a piece at a time until `deadline`, at least one
+   * piece. Until all of it is, its estimated height stays as the least it takes.
+   */
+  private show(group: LazyGroup, source: string, deadline: number): void {
+    do {
+      const end = this.pieceEnd(group, source);
+      group.element.append(this.render(source.slice(group.shown, end), this.references()));
+      group.shown = end;
+    } while (group.shown < source.length && performance.now() < deadline);
+    const style = group.element.style;
+    if (group.shown < source.length) {
+      if (style.height !== '') {
+        style.minHeight = style.height;
+        style.removeProperty('height');
+      }
+      return;
+    }
     this.due.delete(group);
     this.waiting.delete(group.element);
     this.observer?.unobserve(group.element);
-    group.element.append(this.render(source, this.references()));
-    group.element.style.removeProperty('height');
+    style.removeProperty('height');
+    style.removeProperty('min-height');
     if (group.element.getAttribute('style') === '') {
       group.element.removeAttribute('style');
     }
