@@ -295,7 +295,7 @@ export class IncrementalRenderer {
       // No more text comes to the tail once the answer has ended or held groups follow it.
       const complete = this.finished || this.queue.length > 0;
       if (this.stream !== undefined) {
-        const result = this.stream.advance(this.tail, all, complete);
+        const result = this.stream.advance(this.tail, all, complete, deadline);
         changed = true;
         if (result === 'open') {
           more = this.stream.pending;

@@ -6,7 +6,7 @@ export const LEAST_BUDGET_MS = 8;
  * The whole frame the render's budget is fitted to: the render, plus what the page does besides
  * (style, layout, paint, other frames' callbacks, messages and timers between frames).
  */
-export const FRAME_TARGET_MS = 40;
+export const FRAME_TARGET_MS = 50;
 /** A gap longer than this between two frames is a page that was hidden or asleep: it says nothing about the work. */
 const GAP_IGNORED_MS = 1000;
 

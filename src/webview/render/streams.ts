@@ -1,4 +1,5 @@
 import { Grouper, replacePlacement, type Group, type Placement } from './groups';
+import { FULL_BUDGET_MS } from './pacer';
 import {
   GROUP_SHELL,
   LONG_TABLE,
@@ -58,19 +59,19 @@ export interface BlockStream {
   readonly pending: boolean;
   /**
    * Takes the tail (which starts with the block). `drain`: do pending work (highlighting, all the text) now.
-   * `complete`: no more text will come.
+   * `complete`: no more text will come. `deadline`: when the frame's budget ends (a `performance.now()` time).
    */
-  advance(tail: string, drain: boolean, complete: boolean): StreamResult;
+  advance(tail: string, drain: boolean, complete: boolean, deadline: number): StreamResult;
 }
 
 /** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
 const LIVE_LIMIT = 32 * 1024;
 /**
  * A container's new text is parsed in windows of about this much, each ending at a line end, until
- * CONTAINER_BUDGET_MS are spent; the rest waits for the next frame. A window that finishes no
- * child doubles.
+ * CONTAINER_BUDGET_MS are spent (or the frame's budget, if it ends sooner; at least one window);
+ * the rest waits for the next frame. A window that finishes no child doubles.
  */
-const CONTAINER_WINDOW = 8 * 1024;
+const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_BUDGET_MS = 24;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
@@ -395,8 +396,8 @@ export class ContainerStream implements BlockStream {
     return new ContainerStream(tail, tokens, host);
   }
 
-  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
-    const deadline = performance.now() + CONTAINER_BUDGET_MS;
+  advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number): StreamResult {
+    const deadline = Math.min(performance.now() + CONTAINER_BUDGET_MS, frameDeadline + CONTAINER_BUDGET_MS - FULL_BUDGET_MS);
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
       const cut = drain || available <= this.span ? -1 : tail.lastIndexOf('\n', this.anchor + this.span - 1);
