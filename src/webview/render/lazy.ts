@@ -26,7 +26,6 @@ const PIECE = 4 * 1024;
 interface LazyGroup {
   readonly element: HTMLElement;
   source: string | undefined;
-  rendered: boolean;
   /** A held group's id; whether its text was asked for. */
   readonly held?: number;
   asked: boolean;
@@ -85,12 +84,12 @@ export class LazyGroups {
 
   /** Makes `element` (an empty group, already in the document) hold `source` until it comes near the view. */
   add(element: HTMLElement, source: string): void {
-    this.wait({ element, source, rendered: false, asked: false, shown: 0 }, countLines(source), source.length);
+    this.wait({ element, source, asked: false, shown: 0 }, countLines(source), source.length);
   }
 
   /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
   addHeld(element: HTMLElement, held: HeldGroup): void {
-    const group: LazyGroup = { element, source: undefined, rendered: false, held: held.id, asked: false, shown: 0 };
+    const group: LazyGroup = { element, source: undefined, held: held.id, asked: false, shown: 0 };
     this.held.set(held.id, group);
     this.wait(group, held.lines, held.length);
   }
@@ -172,6 +171,12 @@ export class LazyGroups {
 
   /** Something scrolled: near the end of its scroller, only the newest groups are watched; elsewhere, all. */
   private scrolled(event: Event): void {
+    const any = this.waiting.keys().next().value;
+    if (any === undefined || !any.isConnected) {
+      // None wait any more, or the answer is gone: nothing to watch (a new waiting group listens again).
+      this.stopListening();
+      return;
+    }
     const target = event.target;
     const scroller = target instanceof Element ? target : this.listening?.scrollingElement;
     // A block that scrolls sideways (a long line of code) says nothing about where the view is.
@@ -198,6 +203,8 @@ export class LazyGroups {
   private stopListening(): void {
     this.listening?.removeEventListener('scroll', this.onScroll, { capture: true });
     this.listening = undefined;
+    // Until a scroll shows where the view is, all are watched.
+    this.newestOnly = false;
   }
 
   /** Asks for the text of the held groups among `groups` not asked for yet. */
@@ -215,8 +222,9 @@ export class LazyGroups {
   }
 
   /**
-   * Definitions changed to `references`: rendered groups whose text `mentions` an affected label
-   * render again (the waiting ones will use the new definitions anyway). Returns whether any did.
+   * Definitions changed to `references`: groups rendered (or in part) whose text `mentions` an
+   * affected label render again (the waiting ones will use the new definitions anyway). Returns
+   * whether any did.
    */
   refresh(mentions: (source: string) => boolean, references: References): boolean {
     let changed = false;
@@ -305,6 +313,5 @@ export class LazyGroups {
     if (group.element.getAttribute('style') === '') {
       group.element.removeAttribute('style');
     }
-    group.rendered = true;
   }
 }
