@@ -1,12 +1,12 @@
 /** A frame's render works for at most this long when the rest of the frame is light. */
 export const FULL_BUDGET_MS = 20;
 /** The least a frame's render works, however busy the page: enough for a small window. */
-export const LEAST_BUDGET_MS = 8;
+const LEAST_BUDGET_MS = 8;
 /**
  * The whole frame the render's budget is fitted to: the render, plus what the page does besides
  * (style, layout, paint, other frames' callbacks, messages and timers between frames).
  */
-export const FRAME_TARGET_MS = 50;
+const FRAME_TARGET_MS = 50;
 /** A gap longer than this between two frames is a page that was hidden or asleep: it says nothing about the work. */
 const GAP_IGNORED_MS = 1000;
 
