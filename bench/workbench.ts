@@ -443,25 +443,20 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
 /** First body byte to first paint in the answer panel and in the Chat view. */
 async function paintRows(workbench: Workbench): Promise<BenchRow[]> {
   const { page } = workbench;
-  const rows: BenchRow[] = [];
-  {
-    // The answer panel: asked from the palette; a finished panel of the application is reused.
-    const panel = async (): Promise<Locator> => (await panelBody(page)).body;
-    const panelLatencies = await firstPaints(workbench, panel, (question) => queryFromPalette(page, APP.name, question), async () => (await (await panel()).getAttribute('data-status')) === 'done');
-    rows.push(...latencyRows('answer panel', panelLatencies));
+  // The answer panel: asked from the palette; a finished panel of the application is reused.
+  const panel = async (): Promise<Locator> => (await panelBody(page)).body;
+  const panelLatencies = await firstPaints(workbench, panel, (question) => queryFromPalette(page, APP.name, question), async () => (await (await panel()).getAttribute('data-status')) === 'done');
 
-    // The Chat view in the side bar: asked from its composer.
-    await openViewContainer(page, 'Application Query');
-    const chat = await surfaceFrame(page, 'chat');
-    await chat.locator('select#aq-application').selectOption(APP.id);
-    const input = chat.locator('textarea[aria-label="Ask the application"]');
-    const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), async (question) => {
-      await input.fill(question);
-      await input.press('Enter');
-    }, async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
-    rows.push(...latencyRows('Chat view', chatLatencies));
-  }
-  return rows;
+  // The Chat view in the side bar: asked from its composer.
+  await openViewContainer(page, 'Application Query');
+  const chat = await surfaceFrame(page, 'chat');
+  await chat.locator('select#aq-application').selectOption(APP.id);
+  const input = chat.locator('textarea[aria-label="Ask the application"]');
+  const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), async (question) => {
+    await input.fill(question);
+    await input.press('Enter');
+  }, async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
+  return [...latencyRows('answer panel', panelLatencies), ...latencyRows('Chat view', chatLatencies)];
 }
 
 /**
