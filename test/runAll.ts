@@ -32,7 +32,12 @@ interface LaneResult {
   code: number;
   seconds: string;
   skipped?: string;
+  /** Mocha's report of each failure (the lines after "N failing"), repeated in the summary. */
+  failures: string[];
 }
+
+/** How many lines of a lane's failure report the summary repeats. */
+const FAILURE_LINES = 80;
 
 function hasTests(dir: string): boolean {
   if (!existsSync(dir)) return false;
@@ -71,6 +76,9 @@ function lanes(root: string): Lane[] {
 function runLane(root: string, lane: Lane): Promise<LaneResult> {
   const started = Date.now();
   const counts = { passed: 0, failed: 0, pending: 0 };
+  const failures: string[] = [];
+  let reporting = false;
+  let frames = 0;
   console.log(`\n######## ${lane.name} ########`);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, lane.args, { cwd: root, env: cleanEnv(lane.env ?? {}), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,6 +88,12 @@ function runLane(root: string, lane: Lane): Promise<LaneResult> {
       console.log(line);
       // mocha's summary lines, possibly prefixed (e.g. "[1.100.3]   12 passing (3s)").
       const match = /(?:^|\s)(\d+) (passing|failing|pending)\b/.exec(line);
+      // A CI log keeps only its end: the failures are repeated in the summary, so they are never lost.
+      if (match?.[2] === 'passing') reporting = false;
+      // Two stack frames of each failure say where; the rest would crowd out the next failure.
+      frames = /^(\[[^\]]+\])?\s+at /.test(line) ? frames + 1 : 0;
+      if (reporting && failures.length < FAILURE_LINES && line.trim() !== '' && frames <= 2) failures.push(line);
+      if (match?.[2] === 'failing') reporting = true;
       if (match !== null) {
         const n = Number(match[1]);
         if (match[2] === 'passing') counts.passed += n;
@@ -100,7 +114,7 @@ function runLane(root: string, lane: Lane): Promise<LaneResult> {
         // A lane that broke before mocha could report still counts as a failure.
         counts.failed = 1;
       }
-      resolve({ name: lane.name, ...counts, code, seconds: secondsSince(started) });
+      resolve({ name: lane.name, ...counts, code, seconds: secondsSince(started), failures });
     };
     child.once('error', (error) => {
       console.log(`could not start the ${lane.name} lane: ${error.message}`);
@@ -174,12 +188,16 @@ async function main(): Promise<number> {
   for (const lane of setUpFailed ? [] : chosen) {
     if (lane.skip !== undefined) {
       console.log(`\n######## ${lane.name}: skipped (${lane.skip}) ########`);
-      results.push({ name: lane.name, passed: 0, failed: 0, pending: 0, code: 0, seconds: '0.0', skipped: lane.skip });
+      results.push({ name: lane.name, passed: 0, failed: 0, pending: 0, code: 0, seconds: '0.0', skipped: lane.skip, failures: [] });
       continue;
     }
     results.push(await runLane(root, lane));
   }
 
+  for (const r of results.filter((result) => result.failures.length > 0)) {
+    console.log(`\n======== What failed in ${r.name} ========`);
+    for (const line of r.failures) console.log(line);
+  }
   console.log('\n======== Summary ========');
   let ok = !setUpFailed;
   for (const phase of phases) {

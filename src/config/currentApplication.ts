@@ -63,7 +63,9 @@ export class CurrentApplication implements vscode.Disposable {
         detail: app.id === current ? 'current application' : undefined,
         app,
       })),
-      { title: options.title, placeHolder: 'Choose an application', matchOnDescription: true },
+      // The first step of a command: a focus that comes back late (to the answer panel's webview, say,
+      // after the palette closed) or a click elsewhere must not drop the command half-way. Escape cancels.
+      { title: options.title, placeHolder: 'Choose an application', matchOnDescription: true, ignoreFocusOut: true },
     );
     if (!picked) {
       return undefined;

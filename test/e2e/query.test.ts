@@ -56,6 +56,29 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     assert.ok(body.query.includes('export function fibonacci(n: number): number {'), 'the selection was sent');
   });
 
+  it('the application picker stays open while the focus moves into the answer panel, and the query goes on', async () => {
+    const { page, service } = wb();
+    await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
+    await queryFromPalette(page, 'Demo Assistant', 'First question');
+    const first = await panelAnswer(page);
+    await waitFor('the first answer to finish', async () => (await first.getAttribute('data-status')) === 'done' || undefined, 90_000);
+    // The palette's command shows the picker while the focus may still be on its way back to the
+    // panel's webview (it was there before the palette opened): the picker must not close on it.
+    await runCommand(page, 'Application Query: Query Application');
+    await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
+    // A click low in the panel, away from the picker above it, as a person reaching for the answer would.
+    const box = await (await surfaceFrame(page, 'panel')).locator('body').boundingBox();
+    assert.ok(box, 'the panel is on screen');
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height - 40);
+    await page.waitForTimeout(500);
+    assert.ok(await quickInput(page).isVisible(), 'the picker is still open after a click in the panel');
+    const before = service.requests.length;
+    await quickPick(page, 'Demo Assistant');
+    await typeInQuickInput(page, 'Second question');
+    const sent = await waitFor('the second query', () => service.requests.slice(before).find((r) => r.path === '/api/applications/demo-assistant/query') ?? undefined, 30_000);
+    assert.ok(sent.body.includes('Second question'), 'the question typed after the click was sent');
+  });
+
   it('shows HTTP 401 in an error notification with a Set API Key… action', async () => {
     const { page, service } = wb();
     await queryFromPalette(page, 'Revoked key', 'hello');
