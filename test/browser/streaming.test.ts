@@ -761,8 +761,9 @@ describe('renderer streams long blocks in Chromium', function () {
     const idle = await parsedPerFrame(page, text, { slowdown: 1, busyMs: 0 });
     const summary = JSON.stringify({ busy, idle });
     // The same text over more frames, less of it in each: the budget falls from 20 ms to 8 ms
-    // (with a fixed budget, about 1.5 times the frames and 0.86 times the most in one).
-    assert.ok(busy.frames > idle.frames * 2 && busy.most < idle.most * 0.75, summary);
+    // (with the pacer, 1.9 to 3 times the frames and 0.27 to 0.53 times the most in one, the
+    // machine busy or not; with a fixed budget, about 1.5 times the frames and 0.86 times the most).
+    assert.ok(busy.frames > idle.frames * 1.7 && busy.most < idle.most * 0.6, summary);
     assert.ok(busy.equal && idle.equal, summary);
   });
 
