@@ -381,8 +381,9 @@ export async function runCommand(page: Page, title: string): Promise<void> {
       await openPalette(page, `>${title}`);
       const row = await waitFor(`the palette to list "${title}"`, () => findRow(page, title, true), 15_000, 200);
       await acceptRow(page, row);
-      // The palette either closes or turns into the command's own quick input.
-      await waitFor(`the palette to run "${title}"`, async () => !(await quickInput(page).isVisible()) || (await quickInputBox(page).inputValue().catch(() => '')) !== `>${title}`, 10_000, 100);
+      // The palette either closes or turns into the command's own quick input. A box read while the
+      // palette closes finds no visible widget: a short timeout (not the page's 30 s) says it closed.
+      await waitFor(`the palette to run "${title}"`, async () => !(await quickInput(page).isVisible()) || (await quickInputBox(page).inputValue({ timeout: 1000 }).catch(() => '')) !== `>${title}`, 10_000, 100);
       return;
     } catch (error) {
       lastError = error;
@@ -421,10 +422,10 @@ export async function typeInQuickInput(page: Page, text: string, options: { pass
   const box = quickInputBox(page);
   await box.waitFor({ state: 'visible' });
   if (options.password === true) {
-    await waitFor('a password box', async () => (await box.getAttribute('type')) === 'password', 10_000, 100);
+    await waitFor('a password box', async () => (await box.getAttribute('type', { timeout: 1000 })) === 'password', 10_000, 100);
   }
   await box.fill(text);
-  await waitFor('the input to take the text', async () => (await box.inputValue()) === text, 5000, 100);
+  await waitFor('the input to take the text', async () => (await box.inputValue({ timeout: 1000 })) === text, 5000, 100);
   await box.press('Enter');
   // Wait until the box has taken the Enter (it closes, or the next prompt replaces the text):
   // an Escape sent before that, by the next palette command say, would cancel the input instead.
