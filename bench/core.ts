@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { TextBatcher } from '../src/core/batcher';
+import { GROUP_SIZE } from '../src/protocol/answerBlocks';
 import { sendQuery } from '../src/core/queryClient';
 
 /** One line of a benchmark report. */
@@ -336,5 +337,5 @@ export async function runCoreBench(): Promise<BenchRow[]> {
 
 /** What a row says about groups that waited for the view (see src/webview/render/lazy.ts). */
 export function waited(groups: number): string {
-  return groups === 0 ? '' : `, after rendering the ${groups} groups of 64 blocks that waited for the view, the renderer being far behind`;
+  return groups === 0 ? '' : `, after rendering the ${groups} groups of ${GROUP_SIZE} blocks that waited for the view, the renderer being far behind`;
 }

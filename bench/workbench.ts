@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
+import { GROUP_SIZE } from '../src/protocol/answerBlocks';
 import { delay, waitFor } from '../test/launch/util';
 import {
   launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
@@ -357,17 +358,17 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const doneAt = panel.doneAt ?? Number.NaN;
   const answer = frame.locator('[data-role="assistant"] .aq-answer').last();
   const expected = Number(/Last section: (\d+)\./.exec(await answer.locator('p').last().textContent() ?? '')?.[1]);
-  // Far from the view, whole groups of 64 top-level blocks wait as text (an inline height marks
-  // them, see src/webview/render/lazy.ts) until they are scrolled to: they count as their 64.
-  const blocks = await answer.evaluate((element) => {
+  // Far from the view, whole groups of GROUP_SIZE top-level blocks wait as text (an inline height
+  // marks them, see src/webview/render/lazy.ts) until they are scrolled to: they count as their GROUP_SIZE.
+  const blocks = await answer.evaluate((element, size) => {
     const groups = [...element.querySelectorAll(':scope > .aq-group')];
     const waiting = groups.filter((group) => group.hasAttribute('style')).length;
     const rendered = element.querySelectorAll(':scope > :not(.aq-group), :scope > .aq-group:not([style]) > *').length;
-    return { rendered, waiting, all: rendered + 64 * waiting };
-  });
+    return { rendered, waiting, all: rendered + size * waiting };
+  }, GROUP_SIZE);
   // The marker's paragraph, six blocks a section (heading, paragraph, list, code, table, quote), the last paragraph.
   const complete = blocks.all === 2 + 6 * expected;
-  const sections = `${expected} sections in ${blocks.all} top-level blocks (complete ${String(complete)}), ${blocks.rendered} rendered and ${blocks.waiting} groups of 64 waiting for the view`;
+  const sections = `${expected} sections in ${blocks.all} top-level blocks (complete ${String(complete)}), ${blocks.rendered} rendered and ${blocks.waiting} groups of ${GROUP_SIZE} waiting for the view`;
   const lastToFinal = doneAt - last;
   return [
     {
