@@ -14,8 +14,8 @@ import { parseBlocks, type References } from './markdown';
 
 /**
  * A group that comes into view is rendered in pieces of at least this much text, each ending
- * where text can be cut, as many in a frame as its budget allows (at least one): a group of GROUP_SIZE
- * long blocks would otherwise take a whole frame and more.
+ * where text can be cut, as many in a frame as its budget allows (at least one): a group of
+ * GROUP_SIZE long blocks would otherwise take a whole frame and more.
  */
 const PIECE = 4 * 1024;
 
