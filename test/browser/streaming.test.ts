@@ -65,11 +65,11 @@ function awkwardSplits(text: string, centre: number, span: number): number[] {
 
 /**
  * Renders `text` frame by frame (frames called by hand) under a clock that runs `slowdown` times
- * fast and moves on by `busyMs` between frames; returns the most characters parsed in a frame
- * (after the first three, in which the renderer learns the page's pace), the frames it took, and
- * whether the result equals a one-shot render.
+ * fast and moves on by `busyMs` between frames; returns the most and the median characters parsed
+ * in a frame (after the first three, in which the renderer learns the page's pace), the frames it
+ * took, and whether the result equals a one-shot render.
  */
-function parsedPerFrame(page: Page, text: string, clock: { slowdown: number; busyMs: number }): Promise<{ most: number; frames: number; equal: boolean }> {
+function parsedPerFrame(page: Page, text: string, clock: { slowdown: number; busyMs: number }): Promise<{ most: number; median: number; frames: number; equal: boolean }> {
   return page.evaluate(
     ({ text, clock }) => {
       const aq = window.AQ as ProbeGlobal;
@@ -83,6 +83,7 @@ function parsedPerFrame(page: Page, text: string, clock: { slowdown: number; bus
         const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
         renderer.append(text);
         let most = 0;
+        const parsed: number[] = [];
         let frames = 0;
         while (pending.length > 0 && frames < 10_000) {
           aq.work.parsed = 0;
@@ -90,12 +91,16 @@ function parsedPerFrame(page: Page, text: string, clock: { slowdown: number; bus
           const callbacks = pending;
           pending = [];
           for (const callback of callbacks) callback();
-          if (frames >= 3) most = Math.max(most, aq.work.parsed);
+          if (frames >= 3) {
+            most = Math.max(most, aq.work.parsed);
+            parsed.push(aq.work.parsed);
+          }
           frames++;
         }
         renderer.finish();
         renderer.flush();
-        return { most, frames, equal: out.innerHTML === aq.renderMarkdownOnce(text) };
+        const median = [...parsed].sort((a, b) => a - b)[Math.floor(parsed.length / 2)] ?? 0;
+        return { most, median, frames, equal: out.innerHTML === aq.renderMarkdownOnce(text) };
       } finally {
         performance.now = realNow;
       }
@@ -762,10 +767,13 @@ describe('renderer streams long blocks in Chromium', function () {
     const busy = await parsedPerFrame(page, text, { slowdown: 1, busyMs: 80 });
     const idle = await parsedPerFrame(page, text, { slowdown: 1, busyMs: 0 });
     const summary = JSON.stringify({ busy, idle });
-    // The same text over more frames, less of it in each: the budget falls from 20 ms to 8 ms
-    // (with the pacer, 1.9 to 3 times the frames and 0.27 to 0.53 times the most in one, the
-    // machine busy or not; with a fixed budget, about 1.5 times the frames and 0.86 times the most).
-    assert.ok(busy.frames > idle.frames * 1.7 && busy.most < idle.most * 0.6, summary);
+    // The same text over more frames, less of it in each (3 to 4.5 times the frames and 0.18 to
+    // 0.31 times the median in one, in runs here). Two things make it so: the budget falls from
+    // 20 ms to 8 ms (the pacer, tested on its own clock in test/unit/pacer.test.ts), and windows
+    // shrink to the pace they measure (with a fixed budget it passes too: 4 times the frames, 0.22
+    // times the median). The most in one frame varies too much from run to run to compare (0.27
+    // to 0.71 times).
+    assert.ok(busy.frames > idle.frames * 1.7 && busy.median < idle.median * 0.7, summary);
     assert.ok(busy.equal && idle.equal, summary);
   });
 
