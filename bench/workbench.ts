@@ -11,7 +11,7 @@ import type { RecordedRequest } from '../service/server';
 import { GROUP_SIZE } from '../src/protocol/answerBlocks';
 import { delay, waitFor } from '../test/launch/util';
 import {
-  launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
+  launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, sendFromComposer, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
 } from '../test/e2e/workbench';
 import type { BenchRow } from './core';
 
@@ -452,11 +452,7 @@ async function paintRows(workbench: Workbench): Promise<BenchRow[]> {
   await openViewContainer(page, 'Application Query');
   const chat = await surfaceFrame(page, 'chat');
   await chat.locator('select#aq-application').selectOption(APP.id);
-  const input = chat.locator('textarea[aria-label="Ask the application"]');
-  const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), async (question) => {
-    await input.fill(question);
-    await input.press('Enter');
-  }, async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
+  const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), (question) => sendFromComposer(chat, question), async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
   return [...latencyRows('answer panel', panelLatencies), ...latencyRows('Chat view', chatLatencies)];
 }
 

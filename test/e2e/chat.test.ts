@@ -6,7 +6,7 @@ import { startService, type ReferenceService } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import {
-  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, setApiKey, settledText, surfaceFrame, useWorkbench,
+  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, sendFromComposer, setApiKey, settledText, surfaceFrame, useWorkbench,
   waitForWorkbenchReady,
 } from './workbench';
 
@@ -20,9 +20,7 @@ function chat(page: Page, timeoutMs?: number): Promise<FrameLocator> {
 async function ask(page: Page, applicationId: string, question: string): Promise<void> {
   const frame = await chat(page);
   await frame.locator('select#aq-application').selectOption(applicationId);
-  const input = frame.locator('textarea[aria-label="Ask the application"]');
-  await input.fill(question);
-  await input.press('Enter');
+  await sendFromComposer(frame, question);
 }
 
 async function statusOf(frame: FrameLocator, index: number): Promise<string | null> {

@@ -9,7 +9,7 @@ import { filesBelow, waitFor } from '../launch/util';
 import {
   clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, notificationCenterText, openFile,
   openViewContainer, outputChannelText, queryFromPalette, queryRightClickSelection, quickPick, runCommand, setApiKey,
-  surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
+  sendFromComposer, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
 } from './workbench';
 
 describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
@@ -69,9 +69,7 @@ describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[
     await openViewContainer(page, 'Application Query');
     const chat = await surfaceFrame(page, 'chat');
     await chat.locator('select#aq-application').selectOption('fail-401');
-    const input = chat.locator('textarea[aria-label="Ask the application"]');
-    await input.fill('hello from the chat');
-    await input.press('Enter');
+    await sendFromComposer(chat, 'hello from the chat');
     await chat.locator('[data-role="assistant"][data-status="error"]').last().waitFor({ state: 'visible', timeout: 60_000 });
     seen.push(await chat.locator('body').innerText());
     seen.push(await outputChannelText(page, 'Application Query'));

@@ -724,6 +724,21 @@ export async function surfaceFrame(page: Page, surface: Surface, timeoutMs = 60_
   return inner(page.locator(`iframe.webview[name="${cssString(name)}"]`));
 }
 
+/**
+ * Sends `question` from the Chat view's composer in `chat` (the application already chosen), as a
+ * person does: a click into the composer first. A script in the webview's frame cannot take the
+ * focus from the editor (the browser blocks it in a cross-origin frame without a user's gesture),
+ * so `fill` alone typed the question into whatever editor had the focus.
+ */
+export async function sendFromComposer(chat: FrameLocator, question: string): Promise<void> {
+  const input = chat.locator('textarea[aria-label="Ask the application"]');
+  await input.click();
+  await waitFor('the composer to have the focus', () => input.evaluate((element) => element === document.activeElement && document.hasFocus()).then((yes) => yes || undefined), 10_000, 100);
+  await input.fill(question);
+  await waitFor('the composer to take the question', async () => (await input.inputValue({ timeout: 1000 })) === question || undefined, 5000, 100);
+  await input.press('Enter');
+}
+
 // ---------------------------------------------------------------------------------------------
 // Diagnostics
 
