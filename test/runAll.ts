@@ -89,7 +89,8 @@ function runLane(root: string, lane: Lane): Promise<LaneResult> {
       // mocha's summary lines, possibly prefixed (e.g. "[1.100.3]   12 passing (3s)").
       const match = /(?:^|\s)(\d+) (passing|failing|pending)\b/.exec(line);
       // A CI log keeps only its end: the failures are repeated in the summary, so they are never lost.
-      if (match?.[2] === 'passing') reporting = false;
+      // The report ends where the next run starts (e2e runs one VS Code version after another).
+      if (match?.[2] === 'passing' || line.includes('✔') || /^=== /.test(line)) reporting = false;
       // Two stack frames of each failure say where; the rest would crowd out the next failure.
       frames = /^(\[[^\]]+\])?\s+at /.test(line) ? frames + 1 : 0;
       if (reporting && failures.length < FAILURE_LINES && line.trim() !== '' && frames <= 2) failures.push(line);

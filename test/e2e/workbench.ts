@@ -865,7 +865,13 @@ export async function askNativeChat(page: Page, text: string): Promise<Locator> 
     const last = await lastChatRow(page, '.interactive-request');
     return last !== undefined && last.index > before ? last : undefined;
   }, 30_000, 200);
-  const response = page.locator(`.interactive-session .monaco-list-row[data-index="${request.index + 1}"] .interactive-response`);
+  // Its response is the newest response row after it. (In one CI rehearsal on 1.139 the row found
+  // as the newest request was the response row itself, which then counts.)
+  const row = await waitFor(`the response to "${text}"`, async () => {
+    const last = await lastChatRow(page, '.interactive-response');
+    return last !== undefined && last.index >= request.index ? last : undefined;
+  }, 30_000, 200);
+  const response = row.row.locator('.interactive-response').first();
   await response.waitFor({ state: 'visible', timeout: 30_000 });
   return response;
 }
