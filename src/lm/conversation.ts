@@ -69,8 +69,3 @@ export function joinContexts(contexts: readonly QueryContext[]): QueryContext | 
     fileText: first.fileText,
   };
 }
-
-/** Text shown inside Markdown as typed: every character Markdown gives a meaning to is escaped. */
-export function escapeMarkdown(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, '\\$&');
-}

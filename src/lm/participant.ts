@@ -4,11 +4,12 @@ import type { QueryOutcome, Remedy } from '../core/outcome';
 import type { QueryInput } from '../core/prepare';
 import { Commands } from '../workbench/commandIds';
 import { withAbortSignal } from './api';
-import { type ConversationTurn, escapeMarkdown, historyText } from './conversation';
+import { type ConversationTurn, historyText } from './conversation';
 import type { LanguageModelDeps } from './deps';
 import { VENDOR } from './provider';
 import { referenceContext } from './references';
 import { ChatTextSink } from './sink';
+import { markdownText } from '../core/plainText';
 
 /** The participant's id and the name users type after `@` (fixed by package.json and the product contract). */
 export const PARTICIPANT_ID = 'applicationQuery.participant';
@@ -67,12 +68,12 @@ export class ApplicationParticipant {
     const label = applicationLabel(app);
     const { context: queryContext, skipped } = await referenceContext(request.references);
     if (prompt.trim() === '' && queryContext === undefined) {
-      stream.markdown(untrusted(`Ask ${escapeMarkdown(label)} a question, e.g. \`@app what does this do? #selection\`.`));
+      stream.markdown(untrusted(`Ask ${markdownText(label)} a question, e.g. \`@app what does this do? #selection\`.`));
       return {};
     }
-    const header = `*${escapeMarkdown(label)}:*\n\n`;
+    const header = `*${markdownText(label)}:*\n\n`;
     stream.markdown(untrusted(header));
-    if (skipped.length > 0) stream.markdown(untrusted(`*Not sent (not text): ${escapeMarkdown(skipped.join(', '))}*\n\n`));
+    if (skipped.length > 0) stream.markdown(untrusted(`*Not sent (not text): ${markdownText(skipped.join(', '))}*\n\n`));
     const input: QueryInput = { applicationId: app.id, question: prompt, context: queryContext, history: historyText(this.history(context)) };
     const sink = new ChatTextSink((text) => stream.markdown(untrusted(text)));
     const outcome = await withAbortSignal(token, (signal) => this.deps.runner.run(input, [sink], { surface: 'participant', signal, promptForKey: false }));
@@ -97,7 +98,7 @@ export class ApplicationParticipant {
   private finish(outcome: QueryOutcome, app: ApplicationConfig, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, fromPicker: boolean): Pick<vscode.ChatResult, 'errorDetails'> {
     const redact = (text: string): string => this.deps.log.redact(text);
     if (outcome.kind === 'done') {
-      if (outcome.warning !== undefined) stream.markdown(untrusted(`\n\n*${escapeMarkdown(redact(outcome.warning))}*`));
+      if (outcome.warning !== undefined) stream.markdown(untrusted(`\n\n*${markdownText(redact(outcome.warning))}*`));
       // The model picker chose this application: switching happens there (or with the followups).
       if (!fromPicker) stream.button({ command: Commands.selectApplication, title: 'Switch Application…' });
       return {};
@@ -142,7 +143,7 @@ export class ApplicationParticipant {
       .sort((a, b) => b.name.length - a.name.length)
       .find(({ name }) => text === name || text.startsWith(`${name} `) || text.toLowerCase() === name.toLowerCase() || text.toLowerCase().startsWith(`${name.toLowerCase()} `));
     if (match === undefined) {
-      stream.markdown(untrusted(text === '' ? 'Which application should `@app` ask?\n\n' : `No application is called "${escapeMarkdown(text)}". Choose one:\n\n`));
+      stream.markdown(untrusted(text === '' ? 'Which application should `@app` ask?\n\n' : `No application is called "${markdownText(text)}". Choose one:\n\n`));
       for (const app of apps) stream.button({ command: Commands.selectApplication, title: `Use ${applicationLabel(app)}`, arguments: [app.id] });
       if (apps.length === 0) stream.button({ command: Commands.addApplication, title: 'Add Application…' });
       return undefined;
@@ -151,8 +152,8 @@ export class ApplicationParticipant {
     const question = text.slice(match.name.length).trim();
     if (question === '') {
       const picked = this.pickedApplication(request);
-      const note = picked === undefined || picked.id === match.app.id ? '' : ` While ${escapeMarkdown(applicationLabel(picked))} is picked in the model picker, \`@app\` asks that one: pick ${escapeMarkdown(match.app.name ?? match.app.id)} there too.`;
-      stream.markdown(untrusted(`\`@app\` now asks ${escapeMarkdown(applicationLabel(match.app))}.${note}`));
+      const note = picked === undefined || picked.id === match.app.id ? '' : ` While ${markdownText(applicationLabel(picked))} is picked in the model picker, \`@app\` asks that one: pick ${markdownText(match.app.name ?? match.app.id)} there too.`;
+      stream.markdown(untrusted(`\`@app\` now asks ${markdownText(applicationLabel(match.app))}.${note}`));
     }
     return { question, app: match.app };
   }

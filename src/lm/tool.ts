@@ -2,8 +2,9 @@ import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../core/applications';
 import { CONFIRM_ABOVE_CHARS, prepare, type QueryInput } from '../core/prepare';
 import { withAbortSignal } from './api';
-import { capText, escapeMarkdown } from './conversation';
+import { capText } from './conversation';
 import type { LanguageModelDeps } from './deps';
+import { markdownText } from '../core/plainText';
 
 /** The tool's name and the name prompts use after `#` (fixed by package.json and the product contract). */
 export const TOOL_NAME = 'applicationQuery_askApplication';
@@ -41,7 +42,7 @@ export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicati
     if (!prepared.ok) return { invocationMessage: `Asking ${label}` };
     const body = capText(JSON.stringify(prepared.body, null, 2) ?? '', PREVIEW_MAX_CHARS).text;
     const fence = '`'.repeat(Math.max(3, ...[...body.matchAll(/`+/g)].map((run) => run[0].length + 1)));
-    const message = new vscode.MarkdownString(`Send this request to **${escapeMarkdown(label)}** at \`${prepared.origin}\`?\n\n${fence}json\n${body}\n${fence}`);
+    const message = new vscode.MarkdownString(`Send this request to **${markdownText(label)}** at \`${prepared.origin}\`?\n\n${fence}json\n${body}\n${fence}`);
     message.isTrusted = false;
     message.supportHtml = false;
     return {
