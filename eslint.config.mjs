@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { readFileSync } from 'node:fs';
+import outsideText from './lint/outsideText.mjs';
 
 /** Command ids come from one table (src/workbench/commandIds.ts), which mirrors package.json. */
 const commandIds = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).contributes.commands.map((c) => c.command);
@@ -25,7 +26,7 @@ const noVscode = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'esbuild.mjs', 'eslint.config.mjs'] },
+  { ignores: ['lint/**', 'dist/**', 'out/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'esbuild.mjs', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -87,6 +88,13 @@ export default tseslint.config(
         { selector: commandIdLiteral, message: 'Use the command id table (src/workbench/commandIds.ts).' },
       ],
     },
+  },
+  {
+    // Outside text reaches VS Code's UI only through src/core/plainText.ts (lint/outsideText.mjs).
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**', 'src/protocol/**', 'src/webview/**'],
+    plugins: { aq: outsideText },
+    rules: { 'aq/outside-text': 'error' },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'service/**/*.ts', 'scripts/**/*.ts'],

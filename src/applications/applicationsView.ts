@@ -5,6 +5,7 @@ import type { KeyStore } from '../secrets/keyStore';
 import type { CurrentApplication } from '../config/currentApplication';
 import { Commands } from '../workbench/commandIds';
 import { applicationName } from '../core/applications';
+import { plainMarkdown, plainText } from '../core/plainText';
 
 /** One row of the Applications view. */
 interface AppItem {
@@ -44,15 +45,15 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
   }
 
   getTreeItem(element: AppItem): vscode.TreeItem {
-    const item = new vscode.TreeItem(applicationName(element.app), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(plainText(applicationName(element.app)), vscode.TreeItemCollapsibleState.None);
     item.id = element.app.id;
-    item.description = [element.app.name ? element.app.id : undefined, element.hasKey ? 'key stored' : 'no key', element.current ? 'current' : undefined]
+    item.description = plainText([element.app.name ? element.app.id : undefined, element.hasKey ? 'key stored' : 'no key', element.current ? 'current' : undefined]
       .filter(Boolean)
-      .join(' · ');
+      .join(' · '));
     item.iconPath = new vscode.ThemeIcon(element.hasKey ? 'key' : 'warning', element.hasKey ? undefined : new vscode.ThemeColor('problemsWarningIcon.foreground'));
     item.contextValue = element.hasKey ? 'application.withKey' : 'application.noKey';
     item.tooltip = new vscode.MarkdownString(
-      `**${applicationName(element.app)}**\n\nid: \`${element.app.id}\`\n\n${element.hasKey ? 'An API key is stored for this service.' : 'No API key stored yet: use Set API Key….'}`,
+      plainMarkdown`**${applicationName(element.app)}**\n\nid: ${element.app.id}\n\n` + (element.hasKey ? 'An API key is stored for this service.' : 'No API key stored yet: use Set API Key….'),
     );
     item.command = { command: Commands.selectApplication, title: 'Select Application', arguments: [element.app.id] };
     item.accessibilityInformation = { label: `${applicationName(element.app)}, ${element.hasKey ? 'key stored' : 'no key'}${element.current ? ', current' : ''}` };

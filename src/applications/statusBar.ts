@@ -4,6 +4,7 @@ import type { Settings } from '../config/settings';
 import type { CurrentApplication } from '../config/currentApplication';
 import { Commands } from '../workbench/commandIds';
 import { applicationName } from '../core/applications';
+import { plain, plainText } from '../core/plainText';
 
 /** The status bar item: the current application, and a spinner while queries run. Click to select. */
 export function registerStatusBar(context: vscode.ExtensionContext, current: CurrentApplication, registry: QueryRegistry, settings: Settings): void {
@@ -15,11 +16,12 @@ export function registerStatusBar(context: vscode.ExtensionContext, current: Cur
     const running = registry.size;
     const app = current.id === undefined ? undefined : settings.resolve(current.id);
     const name = label !== undefined && app !== undefined ? applicationName(app) : 'No application';
-    item.text = running > 0 ? `$(loading~spin) ${name}` : `$(comment-discussion) ${name}`;
+    // The icons are ours; the name is outside text.
+    item.text = `${running > 0 ? '$(loading~spin)' : '$(comment-discussion)'} ${plainText(name)}`;
     item.tooltip =
       running > 0
-        ? `Application Query: ${running} quer${running === 1 ? 'y' : 'ies'} running (${registry.labels().join(', ')}). Click to select the application; run "Stop Query" to stop.`
-        : `Application Query: current application ${label ?? '(none)'}. Click to select another.`;
+        ? plain`Application Query: ${running} quer${running === 1 ? 'y' : 'ies'} running (${registry.labels().join(', ')}). Click to select the application; run "Stop Query" to stop.`
+        : plain`Application Query: current application ${label ?? '(none)'}. Click to select another.`;
     item.show();
   };
   update();

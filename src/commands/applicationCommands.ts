@@ -4,6 +4,7 @@ import type { CurrentApplication } from '../config/currentApplication';
 import type { Settings } from '../config/settings';
 import { applicationIdFromArg } from '../workbench/args';
 import { Commands } from '../workbench/commandIds';
+import { plain, plainText } from '../core/plainText';
 
 /** Registers Add Application… and Select Application…. */
 export function registerApplicationCommands(context: vscode.ExtensionContext, settings: Settings, current: CurrentApplication): void {
@@ -22,7 +23,7 @@ export function registerApplicationCommands(context: vscode.ExtensionContext, se
       const name = await vscode.window.showInputBox({
         title: 'Add Application… (2/2)',
         prompt: 'A display name (optional)',
-        placeHolder: id.trim(),
+        placeHolder: plainText(id.trim()),
         ignoreFocusOut: true,
       });
       if (name === undefined) {
@@ -30,7 +31,7 @@ export function registerApplicationCommands(context: vscode.ExtensionContext, se
       }
       await settings.addApplication({ id: id.trim(), name: name.trim() || undefined });
       await current.set(id.trim());
-      const choice = await vscode.window.showInformationMessage(`Added ${name.trim() || id.trim()} to your applications.`, 'Set API Key…');
+      const choice = await vscode.window.showInformationMessage(plain`Added ${name.trim() || id.trim()} to your applications.`, 'Set API Key…');
       if (choice) {
         await vscode.commands.executeCommand(Commands.setApiKey, id.trim());
       }

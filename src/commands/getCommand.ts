@@ -9,6 +9,7 @@ import type { Log } from '../log/log';
 import { promptForApiKey } from '../secrets/keyPrompt';
 import type { KeyStore } from '../secrets/keyStore';
 import { Commands } from '../workbench/commandIds';
+import { plain } from '../core/plainText';
 
 /** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
 export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
@@ -16,7 +17,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
     vscode.commands.registerCommand(Commands.get, async () => {
       const base = deps.settings.baseUrl();
       if (!base.ok) {
-        void vscode.window.showErrorMessage(base.message);
+        void vscode.window.showErrorMessage(plain`${base.message}`);
         return;
       }
       const app = await deps.current.pick({ title: 'Send Authenticated GET Request…', always: false });
@@ -25,7 +26,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       }
       const label = applicationLabel(app);
       const endpointInput = await vscode.window.showInputBox({
-        title: `GET ${base.normalized}/api/…  (with the key of ${label})`,
+        title: plain`GET ${base.normalized}/api/…  (with the key of ${label})`,
         prompt: 'The endpoint path after /api/',
         value: `applications/${encodeURIComponent(app.id)}`,
         ignoreFocusOut: true,
@@ -53,7 +54,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       const started = Date.now();
       try {
         const result = await vscode.window.withProgress(
-          { location: vscode.ProgressLocation.Notification, title: `GET /api/${endpoint}`, cancellable: true },
+          { location: vscode.ProgressLocation.Notification, title: plain`GET /api/${endpoint}`, cancellable: true },
           async (_progress, token) => {
             const controller = new AbortController();
             const sub = token.onCancellationRequested(() => controller.abort());
@@ -65,7 +66,8 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
           },
         );
         deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);
-        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: JSON.stringify(result.json, null, 2) + '\n' });
+        // A service may echo the key in what it returns: the document never holds it.
+        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: redact(deps.log.redact(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
         await vscode.window.showTextDocument(doc, { preview: false });
       } catch (err) {
         const message = err instanceof QueryError ? err.message : String(err);
@@ -73,7 +75,8 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof HttpStatusError) {
           const actions = err.status === 401 || err.status === 403 ? ['Set API Key…', 'Show Log'] : ['Show Log'];
           // The reason phrase comes from the server and could echo the header: it goes through the redaction.
-          const choice = await vscode.window.showErrorMessage(redact(deps.log.redact(`GET /api/${endpoint}: HTTP ${err.status} ${err.statusText}: ${describeStatus(err.status)}`), [apiKey]), ...actions);
+          const reason = redact(deps.log.redact(err.statusText), [apiKey]);
+          const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions);
           if (choice === 'Set API Key…') {
             await vscode.commands.executeCommand(Commands.setApiKey, app.id);
           } else if (choice === 'Show Log') {
@@ -84,7 +87,8 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof QueryError && err.kind === 'aborted') {
           return;
         }
-        void vscode.window.showErrorMessage(redact(deps.log.redact(`GET /api/${endpoint}: ${message}`), [apiKey]));
+        const masked = redact(deps.log.redact(message), [apiKey]);
+        void vscode.window.showErrorMessage(plain`GET /api/${endpoint}: ${masked}`);
       }
     }),
   );

@@ -9,6 +9,7 @@ import { promptForApiKey } from '../secrets/keyPrompt';
 import type { KeyStore } from '../secrets/keyStore';
 import { applicationIdFromArg } from '../workbench/args';
 import { Commands } from '../workbench/commandIds';
+import { plain } from '../core/plainText';
 
 /** What the key commands need. */
 export interface KeyCommandDeps {
@@ -28,7 +29,7 @@ interface ServiceBase {
 function serviceBase(settings: Settings): ServiceBase | undefined {
   const base = settings.baseUrl();
   if (!base.ok) {
-    void vscode.window.showErrorMessage(base.message, 'Open Settings').then((c) => {
+    void vscode.window.showErrorMessage(plain`${base.message}`, 'Open Settings').then((c) => {
       if (c) {
         void vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
       }
@@ -90,12 +91,12 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
       const label = applicationLabel(app);
       const ref = { origin: serviceOrigin, applicationId: app.id };
       if (!(await deps.keys.has(ref))) {
-        void vscode.window.showInformationMessage(`No API key is stored for ${label} on ${serviceOrigin}.`);
+        void vscode.window.showInformationMessage(plain`No API key is stored for ${label} on ${serviceOrigin}.`);
         return;
       }
       await deps.keys.delete(ref);
       deps.log.info(`API key removed for ${label} on ${serviceOrigin}.`);
-      void vscode.window.showInformationMessage(`Removed the API key for ${label}.`);
+      void vscode.window.showInformationMessage(plain`Removed the API key for ${label}.`);
     }),
   );
 }
@@ -104,18 +105,20 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
 async function checkKey(deps: KeyCommandDeps, base: ServiceBase, app: ApplicationConfig, label: string, apiKey: string): Promise<void> {
   try {
     const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Checking the key for ${label}…` },
+      { location: vscode.ProgressLocation.Notification, title: plain`Checking the key for ${label}…` },
       () => getJson({ baseUrl: base.normalized, endpoint: `applications/${encodeURIComponent(app.id)}`, apiKey, timeoutMs: 15000 }),
     );
     deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes (key check)`);
     const record = result.json as { name?: unknown } | null;
-    const name = record && typeof record.name === 'string' ? ` The service knows it as "${record.name}".` : '';
-    void vscode.window.showInformationMessage(`API key saved for ${label} and accepted by the service.${name}`);
+    const known = record && typeof record.name === 'string' ? record.name : undefined;
+    void vscode.window.showInformationMessage(
+      known === undefined ? plain`API key saved for ${label} and accepted by the service.` : plain`API key saved for ${label} and accepted by the service. The service knows it as "${known}".`,
+    );
   } catch (err) {
     if (err instanceof HttpStatusError && (err.status === 401 || err.status === 403)) {
       deps.log.warn(`Key check for ${label}: HTTP ${err.status}`);
       const choice = await vscode.window.showWarningMessage(
-        `API key saved for ${label}, but the service refused it (HTTP ${err.status}). Check that it was generated for this application.`,
+        plain`API key saved for ${label}, but the service refused it (HTTP ${err.status}). Check that it was generated for this application.`,
         'Set API Key…',
       );
       if (choice) {
@@ -125,6 +128,6 @@ async function checkKey(deps: KeyCommandDeps, base: ServiceBase, app: Applicatio
     }
     const why = err instanceof QueryError ? err.message : String(err);
     deps.log.info(`Key check for ${label} not possible: ${why}`);
-    void vscode.window.showInformationMessage(`API key saved for ${label}. (It could not be checked: ${why})`);
+    void vscode.window.showInformationMessage(plain`API key saved for ${label}. (It could not be checked: ${why})`);
   }
 }

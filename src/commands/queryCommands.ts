@@ -7,6 +7,7 @@ import { Commands } from '../workbench/commandIds';
 import { documentFor, fileContext, selectionContext, userEditor } from '../workbench/editorContext';
 import { runCommandQuery, type CommandQueryDeps } from '../query/commandQuery';
 import { applicationName } from '../core/applications';
+import { plain, plainText } from '../core/plainText';
 
 /** What the query commands need. */
 export interface QueryCommandDeps extends CommandQueryDeps {
@@ -25,9 +26,9 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
 
   const ask = async (title: string, contextLabel: string | undefined, required: boolean): Promise<string | undefined> => {
     return vscode.window.showInputBox({
-      title,
+      title: plainText(title),
       prompt: contextLabel
-        ? `Your question about ${contextLabel} (optional: press Enter to send it as it is)`
+        ? plain`Your question about ${contextLabel} (optional: press Enter to send it as it is)`
         : 'Your question for the application',
       placeHolder: contextLabel ? 'e.g. Explain this code' : 'Ask anything',
       ignoreFocusOut: true,
@@ -70,7 +71,7 @@ export function registerQueryCommands(context: vscode.ExtensionContext, deps: Qu
       try {
         doc = await documentFor(uri);
       } catch (err) {
-        void vscode.window.showErrorMessage(`Could not read that file as text: ${err instanceof Error ? err.message : String(err)}`);
+        void vscode.window.showErrorMessage(plain`Could not read that file as text: ${err instanceof Error ? err.message : String(err)}`);
         return;
       }
       if (!doc) {

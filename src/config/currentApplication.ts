@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel, applicationName } from '../core/applications';
 import type { Settings } from './settings';
 import { Commands } from '../workbench/commandIds';
+import { plainText } from '../core/plainText';
 
 const STATE_KEY = 'applicationQuery.currentApplication';
 
@@ -58,14 +59,14 @@ export class CurrentApplication implements vscode.Disposable {
     const ordered = [...apps].sort((a, b) => (a.id === current ? -1 : b.id === current ? 1 : 0));
     const picked = await vscode.window.showQuickPick(
       ordered.map((app) => ({
-        label: applicationName(app),
-        description: app.name ? app.id : undefined,
+        label: plainText(applicationName(app)),
+        description: app.name ? plainText(app.id) : undefined,
         detail: app.id === current ? 'current application' : undefined,
         app,
       })),
       // The first step of a command: a focus that comes back late (to the answer panel's webview, say,
       // after the palette closed) or a click elsewhere must not drop the command half-way. Escape cancels.
-      { title: options.title, placeHolder: 'Choose an application', matchOnDescription: true, ignoreFocusOut: true },
+      { title: plainText(options.title), placeHolder: 'Choose an application', matchOnDescription: true, ignoreFocusOut: true },
     );
     if (!picked) {
       return undefined;

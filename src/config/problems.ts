@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { Log } from '../log/log';
 import type { Settings } from './settings';
+import { plain } from '../core/plainText';
 
 /**
  * Tells the user about settings that cannot be used as written: entries of
@@ -20,7 +21,7 @@ export function registerSettingsProblems(context: vscode.ExtensionContext, setti
     if (problems.length === 0) return;
     const first = problems[0];
     const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? 's' : ''}; see the log)` : '';
-    void vscode.window.showWarningMessage(`Application Query: ${first}${more}`, 'Open Settings', 'Show Log').then((choice) => {
+    void vscode.window.showWarningMessage(plain`Application Query: ${first}${more}`, 'Open Settings', 'Show Log').then((choice) => {
       if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettingsJson');
       else if (choice === 'Show Log') log.show();
     });

@@ -38,9 +38,14 @@ export function plainText(text: string): string {
 export function plain(strings: TemplateStringsArray, ...values: readonly unknown[]): string {
   let out = strings[0];
   for (let i = 0; i < values.length; i++) {
-    out += plainText(String(values[i])) + strings[i + 1];
+    out = join(join(out, plainText(String(values[i]))), strings[i + 1]);
   }
   return out;
+}
+
+/** `a` then `b`, kept apart where `a`'s end and `b`'s start would make `](` or `$(` together. */
+function join(a: string, b: string): string {
+  return (a.endsWith(']') || a.endsWith('$')) && b.startsWith('(') ? `${a}${BREAK}${b}` : a + b;
 }
 
 // Every character CommonMark or GFM gives a meaning to, `:` and `@` included (bare URLs and e-mail

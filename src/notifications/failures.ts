@@ -3,6 +3,7 @@ import { formatBytes, formatDuration } from '../core/format';
 import type { QueryOutcome, Remedy } from '../core/outcome';
 import { Commands } from '../workbench/commandIds';
 import type { Log } from '../log/log';
+import { plain } from '../core/plainText';
 
 /** What a failure notification is about, and what Retry does. */
 export interface FailureContext {
@@ -30,8 +31,8 @@ export class FailureNotifier {
     for (const remedy of outcome.remedies) this.addAction(actions, remedy, outcome, context);
     actions.set('Show Log', () => this.log.show());
     const kept = outcome.textChars > 0 ? ` The partial answer (${outcome.textChars.toLocaleString('en-US')} characters, ${formatBytes(outcome.wireBytes)} received) is kept.` : '';
-    const text = this.log.redact(`${context.applicationLabel}: ${outcome.message ?? 'The query failed.'}${kept}`);
-    void vscode.window.showErrorMessage(text, ...actions.keys()).then((choice) => {
+    const message = this.log.redact(outcome.message ?? 'The query failed.');
+    void vscode.window.showErrorMessage(plain`${context.applicationLabel}: ${message}` + kept, ...actions.keys()).then((choice) => {
       if (choice !== undefined) actions.get(choice)?.();
     });
   }
@@ -39,7 +40,8 @@ export class FailureNotifier {
   private warn(outcome: QueryOutcome, context: FailureContext): void {
     const actions = new Map<string, () => void>();
     for (const remedy of outcome.remedies) this.addAction(actions, remedy, outcome, context);
-    void vscode.window.showWarningMessage(this.log.redact(`${context.applicationLabel}: ${outcome.warning ?? ''}`), ...actions.keys()).then((choice) => {
+    const warning = this.log.redact(outcome.warning ?? '');
+    void vscode.window.showWarningMessage(plain`${context.applicationLabel}: ${warning}`, ...actions.keys()).then((choice) => {
       if (choice !== undefined) actions.get(choice)?.();
     });
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { QueryRegistry } from '../query/registry';
 import type { QueryInfo, QuerySink } from '../query/types';
+import { plain } from '../core/plainText';
 
 /** How often the notification's text is refreshed while an answer streams. */
 const REFRESH_MS = 250;
@@ -22,7 +23,7 @@ export class ProgressSink implements QuerySink {
 
   start(info: QueryInfo): void {
     void vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Querying ${info.applicationLabel}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: plain`Querying ${info.applicationLabel}`, cancellable: true },
       (progress, token) => {
         this.progress = progress;
         const subscription = token.onCancellationRequested(() => this.registry.stop(info.queryId));
@@ -66,12 +67,14 @@ export class ProgressSink implements QuerySink {
 
   private render(): void {
     if (this.progress === undefined || this.ended) return;
-    const parts = [this.httpStatus === undefined ? 'Waiting for the service…' : `HTTP ${this.httpStatus}`];
-    if (this.chars > 0) {
-      parts.push(`${this.chars.toLocaleString('en-US')} characters`);
-      const snippet = this.tail.replace(/\s+/g, ' ').trim().slice(-60);
-      if (snippet !== '') parts.push(`…${snippet}`);
+    const status = this.httpStatus === undefined ? 'Waiting for the service…' : `HTTP ${this.httpStatus}`;
+    if (this.chars === 0) {
+      this.progress.report({ message: status });
+      return;
     }
-    this.progress.report({ message: parts.join(' · ') });
+    // The answer's last words are outside text: cut first (never inside a character), then made inert.
+    const snippet = Array.from(this.tail.replace(/\s+/g, ' ').trim()).slice(-60).join('');
+    const count = `${this.chars.toLocaleString('en-US')} characters`;
+    this.progress.report({ message: snippet === '' ? `${status} · ${count}` : plain`${status} · ${count} · …${snippet}` });
   }
 }

@@ -7,6 +7,7 @@ import type { QueryInfo, QuerySink } from '../query/types';
 import { background, copyText, isContentAction, openInEditor, runContentAction } from '../webviewHost/actions';
 import { type SurfaceMessage, WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
+import { plain } from '../core/plainText';
 
 const VIEW_TYPE = 'applicationQuery.answer';
 
@@ -102,7 +103,7 @@ class AnswerPanel {
     return {
       start: (info) => {
         this.info = info;
-        this.panel.title = `${info.applicationLabel}: answer`;
+        this.panel.title = plain`${info.applicationLabel}: answer`;
         const questionText = [info.question, info.contextLabel && `(with ${info.contextLabel})`].filter(Boolean).join(' ');
         this.question = {
           id: randomUUID(),

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { validateApiKey } from '../core/apiKey';
+import { plain } from '../core/plainText';
 
 /**
  * Asks for an API key in a password box. The key is refused at entry if it holds whitespace or
@@ -7,8 +8,8 @@ import { validateApiKey } from '../core/apiKey';
  */
 export async function promptForApiKey(applicationLabel: string, origin: string, reason?: string): Promise<string | undefined> {
   const key = await vscode.window.showInputBox({
-    title: `API Key for ${applicationLabel}`,
-    prompt: `${reason ? reason + ' ' : ''}Paste the key generated in the service's dashboard (Applications → ${applicationLabel} → API Keys). It is stored in VS Code's secret storage for ${origin} only.`,
+    title: plain`API Key for ${applicationLabel}`,
+    prompt: plain`${reason ?? ''}${reason ? ' ' : ''}Paste the key generated in the service's dashboard (Applications → ${applicationLabel} → API Keys). It is stored in VS Code's secret storage for ${origin} only.`,
     password: true,
     ignoreFocusOut: true,
     placeHolder: 'API key',

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { userEditor } from '../workbench/editorContext';
 import type { WebviewToHost } from '../protocol/messages';
 import { Commands } from '../workbench/commandIds';
+import { plain } from '../core/plainText';
 
 /** Messages about an answer's content that every surface handles the same way. */
 export type ContentAction = Extract<WebviewToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
@@ -47,7 +48,7 @@ function contentAction(message: ContentAction, applicationId: string | undefined
 export function background(task: Thenable<unknown>, what: string): void {
   task.then(undefined, (error: unknown) => {
     const reason = error instanceof Error ? error.message : String(error);
-    void vscode.window.showWarningMessage(`${what} did not complete: ${reason}`);
+    void vscode.window.showWarningMessage(plain`${what} did not complete: ${reason}`);
   });
 }
 
@@ -70,7 +71,7 @@ export async function insertAtCursor(code: string): Promise<void> {
     }
   });
   if (!applied) {
-    void vscode.window.showWarningMessage(`Could not insert the code into ${editor.document.fileName}: the editor refused the edit (is it read-only?).`);
+    void vscode.window.showWarningMessage(plain`Could not insert the code into ${editor.document.fileName}: the editor refused the edit (is it read-only?).`);
     return;
   }
   await vscode.window.showTextDocument(editor.document, editor.viewColumn);

@@ -1,0 +1,73 @@
+// The lint rule that keeps outside text out of VS Code's link, command and icon syntax: a sink fed
+// anything but the extension's own literals or the plainText helpers fails `npm run lint` (and so
+// `npm test`), however the value reaches it.
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Linter } from 'eslint';
+
+// The rule is an ES module (eslint.config.mjs loads it); a CommonJS test loads it with import().
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ default: unknown }>;
+
+const root = path.resolve(__dirname, '..', '..', '..', '..');
+
+async function lint(code: string): Promise<string[]> {
+  const plugin = (await importModule(pathToFileURL(path.join(root, 'lint', 'outsideText.mjs')).href)).default;
+  const tsParser = (await importModule('@typescript-eslint/parser')).default as Linter.Parser;
+  const linter = new Linter({ configType: 'flat' });
+  const messages = linter.verify(code, [
+    {
+      files: ['**/*.ts'],
+      languageOptions: { parser: tsParser, ecmaVersion: 2022, sourceType: 'module' },
+      plugins: { aq: plugin as never },
+      rules: { 'aq/outside-text': 'error' },
+    },
+  ], 'src/commands/example.ts');
+  for (const message of messages) assert.equal(message.ruleId, 'aq/outside-text', message.message);
+  return messages.map((message) => code.split('\n')[message.line - 1].trim());
+}
+
+const header = "import * as vscode from 'vscode';\nimport { plain, plainText, plainMarkdown, markdownText } from '../core/plainText';\ndeclare const label: string;\ndeclare const item: vscode.StatusBarItem;\n";
+
+describe('lint: outside text reaches VS Code only through plainText', () => {
+  it('fails every sink fed outside text, however the value gets there', async () => {
+    const bad = [
+      'void vscode.window.showErrorMessage(label);',
+      'void vscode.window.showErrorMessage(`Failed: ${label}`);',
+      "void vscode.window.showWarningMessage('Failed: ' + label);",
+      'const message = `x ${label}`; void vscode.window.showInformationMessage(message);',
+      'let later = plain`x ${label}`; later = label; void vscode.window.showInformationMessage(later);',
+      "void vscode.window.showInputBox({ prompt: `About ${label}` });",
+      'void vscode.window.showQuickPick([label].map((l) => ({ label: l })));',
+      'void vscode.window.withProgress({ location: 15, title: label }, async () => undefined);',
+      'item.text = `$(key) ${label}`;',
+      'item.tooltip = label;',
+      'const tree = new vscode.TreeItem(label);',
+      'const md = new vscode.MarkdownString(`**${label}**`);',
+      'const md2 = new vscode.MarkdownString(plain`**${label}**`);',
+      'declare const stream: vscode.ChatResponseStream; stream.markdown(plainText(label));',
+      "const result = { errorDetails: { message: label } };",
+    ];
+    for (const line of bad) {
+      assert.deepEqual(await lint(header + line), [line], `expected one error for: ${line}`);
+    }
+  });
+
+  it('passes the extension\'s own words and outside text made inert', async () => {
+    const good = [
+      "void vscode.window.showErrorMessage('The query failed.');",
+      'void vscode.window.showErrorMessage(plain`Failed: ${label}`, "Retry");',
+      'void vscode.window.showErrorMessage(plainText(label));',
+      'const message = plain`x ${label}`; void vscode.window.showInformationMessage(message);',
+      'void vscode.window.showInputBox({ prompt: plain`About ${label}`, placeHolder: "id" });',
+      'void vscode.window.showQuickPick([label].map((l) => ({ label: plainText(l) })));',
+      "item.text = `$(key) ${plainText(label)}`;",
+      'const tree = new vscode.TreeItem(plainText(label));',
+      'const md = new vscode.MarkdownString(plainMarkdown`**${label}**`);',
+      'declare const stream: vscode.ChatResponseStream; stream.markdown(markdownText(label));',
+    ];
+    for (const line of good) {
+      assert.deepEqual(await lint(header + line), [], `expected no error for: ${line}`);
+    }
+  });
+});
