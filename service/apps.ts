@@ -75,6 +75,16 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
     'valid chunks, then an invalid chunk-size line'),
   app('hostile', 'Hostile markdown', 'Answers with markdown that tries to run script and load remote content.',
     'text/plain markdown with <script>, onerror, svg onload, iframe, remote images, command: and javascript: links'),
+  app('hostile-401', 'Hostile 401', 'Refuses every key with an error text that looks like a command link.',
+    '401 JSON whose error is HOSTILE_TEXT (also for the key check)'),
+  app('hostile-500', 'Hostile 500', 'Fails with an error text that looks like a command link.',
+    '500 JSON whose error is HOSTILE_TEXT (also for the key check)'),
+  app('hostile-sse-error', 'Hostile SSE error', 'Starts answering, then fails with an error event that looks like a command link.',
+    'text/event-stream, 3 deltas then "event: error" {"message": HOSTILE_TEXT}'),
+  app('hostile-tail', 'Hostile tail', 'An answer whose last words look like a command link, then a pause before it ends.',
+    'text/plain, a sentence then HOSTILE_TEXT, then 8 s of silence, then a line break'),
+  app('echo-key', 'Echo key', 'Echoes the API key it was sent, in several encodings, as a careless service might.',
+    'text/plain: the key whole, split across two chunks 300 ms apart, \\u-escaped, %-encoded, and JSON-escaped, among ordinary text'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
     'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown at full speed'),
 ]);
@@ -398,4 +408,27 @@ export function timedMarkdown(size: number): string {
   }
   parts.push(`Last section: ${n}.\n`);
   return parts.join('');
+}
+
+/**
+ * Outside text that VS Code would turn into links and icons if it reached a notification, prompt
+ * or quick pick as it is: the hostile applications send it as error text and as an answer's end.
+ */
+export const HOSTILE_TEXT = '[Fix it](command:workbench.action.closeAllEditors) $(alert) [Docs](https://evil.example/phish)';
+
+/** What `echo-key` streams around `key`: each element one write, in order. */
+export function echoKeyPieces(key: string): string[] {
+  const half = Math.floor(key.length / 2);
+  const unicode = [...key].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+  const percent = [...key].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return [
+    'Here is what you sent me. ',
+    `Whole: ${key}. `,
+    `Split: ${key.slice(0, half)}`,
+    `${key.slice(half)}. `,
+    `Escaped: ${unicode}. `,
+    `Encoded: ${percent}. `,
+    `JSON: ${JSON.stringify({ authorization: `Bearer ${key}` })}.`,
+    '\nThat was all of it.\n',
+  ];
 }

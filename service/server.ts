@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
-  APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
+  APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
   createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
   timedMarkdown, type DemoApplication,
 } from './apps';
@@ -400,6 +400,31 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
       case 'hostile':
         begin(ex, 200, TEXT_HEADERS);
         return streamPaced(ex, splitIntoPieces(hostileMarkdown(origin), rseed), paceMs, rseed);
+      case 'hostile-sse-error': {
+        begin(ex, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+        for (const piece of ['The answer starts, ', 'goes on, ', 'and then: ']) {
+          if (!(await write(ex, `data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`)) || !(await pause(paceMs, ex.signal))) return;
+        }
+        await write(ex, `event: error\ndata: ${JSON.stringify({ message: HOSTILE_TEXT })}\n\n`);
+        ex.res.end();
+        return;
+      }
+      case 'hostile-tail': {
+        begin(ex, 200, TEXT_HEADERS);
+        if (!(await write(ex, `An answer that ends with something to click: ${HOSTILE_TEXT}`)) || !(await pause(8000, ex.signal))) return;
+        await write(ex, '\n');
+        ex.res.end();
+        return;
+      }
+      case 'echo-key': {
+        begin(ex, 200, TEXT_HEADERS);
+        const key = /^Bearer +(\S+)$/i.exec(ex.req.headers.authorization ?? '')?.[1] ?? '';
+        for (const piece of echoKeyPieces(key)) {
+          if (!(await write(ex, piece)) || !(await pause(300, ex.signal))) return;
+        }
+        ex.res.end();
+        return;
+      }
       case 'echo': {
         const chunk = intOption(body, '__chunkBytes', 7, 1, 1024 * 1024);
         const pace = intOption(body, '__paceMs', 0, 0, 60_000);
@@ -561,6 +586,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
     }
     if (auth.appId !== app.id) {
       return sendJson(ex, 403, { error: `This API key belongs to another application and cannot access "${app.id}".` });
+    }
+    if (app.id === 'hostile-401') {
+      return sendJson(ex, 401, { error: HOSTILE_TEXT });
+    }
+    if (app.id === 'hostile-500') {
+      return sendJson(ex, 500, { error: HOSTILE_TEXT });
     }
     if (!isQuery) {
       return sendJson(ex, 200, applicationRecord(app));
