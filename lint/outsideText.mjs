@@ -108,7 +108,7 @@ const rule = {
     }
 
     /** Checks the text properties of every object literal inside `node` (items built by a map, options). */
-    function checkObjects(node, sink) {
+    function checkObjects(node, sink, kind = 'text') {
       const stack = [node];
       while (stack.length > 0) {
         const current = stack.pop();
@@ -116,7 +116,7 @@ const rule = {
         if (current.type === 'ObjectExpression') {
           for (const property of current.properties) {
             const name = propertyName(property);
-            if (name !== undefined && TEXT_SINK_PROPS.has(name)) check(property.value, 'text', `${sink} ${name}`);
+            if (name !== undefined && TEXT_SINK_PROPS.has(name)) check(property.value, kind, `${sink} ${name}`);
           }
         }
         for (const key of Object.keys(current)) {
@@ -154,7 +154,8 @@ const rule = {
         if (ASSIGNED_SINKS.has(node.left.property.name)) check(node.right, 'text', `.${node.left.property.name}`);
       },
       Property(node) {
-        if (propertyName(node) === 'errorDetails' && node.value.type === 'ObjectExpression') checkObjects(node.value, 'Chat error');
+        // VS Code's Chat renders a response's error message as Markdown.
+        if (propertyName(node) === 'errorDetails' && node.value.type === 'ObjectExpression') checkObjects(node.value, 'Chat error', 'markdown');
       },
     };
   },

@@ -58,7 +58,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerApplicationCommands(context, settings, current);
   registerGetCommand(context, { settings, keys, current, log });
   registerDiagnoseCommand(context, { settings, keys, current, log });
-  registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState) });
+  registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState, () => keys.knownSecrets()) });
   const history = new HistoryStore(historyStorage(context));
   registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels });
   registerApplicationsView(context, settings, keys, current);

@@ -1,4 +1,5 @@
 import type * as vscode from 'vscode';
+import { maskSecrets } from '../core/secretMask';
 import type { Turn } from '../protocol/messages';
 
 const STATE_KEY = 'applicationQuery.chatHistory';
@@ -9,20 +10,28 @@ type Stored = Record<string, Turn[]>;
 
 /**
  * Chat transcripts per application, in the workspace state (questions and answers only: never a
- * key, never attachment contents). A turn that was still streaming when the window went away is
- * restored as interrupted, with what had arrived.
+ * key, never attachment contents). Every text is masked with the known keys (any encoded form, and
+ * any `Bearer` token) when it is saved and when it is loaded. A turn that was still streaming when
+ * the window went away is restored as interrupted, with what had arrived.
  */
 export class ChatHistory {
   private readonly data: Stored;
 
-  constructor(private readonly memento: vscode.Memento) {
+  /** `secrets` gives the keys to mask (the session's known keys). */
+  constructor(
+    private readonly memento: vscode.Memento,
+    private readonly secrets: () => readonly string[] = () => [],
+  ) {
     const raw = memento.get<unknown>(STATE_KEY);
     this.data = {};
     if (typeof raw === 'object' && raw !== null) {
       for (const [appId, turns] of Object.entries(raw as Record<string, unknown>)) {
         if (Array.isArray(turns)) {
           this.data[appId] = turns.filter(isTurn).map((t) =>
-            t.status === 'streaming' ? { ...t, status: 'interrupted', message: 'The window was closed or reloaded before the answer finished.', retryable: true } : t,
+            maskTurn(
+              t.status === 'streaming' ? { ...t, status: 'interrupted', message: 'The window was closed or reloaded before the answer finished.', retryable: true } : t,
+              this.secrets(),
+            ),
           );
         }
       }
@@ -57,10 +66,26 @@ export class ChatHistory {
     this.data[applicationId] = [];
   }
 
-  /** Writes everything to the workspace state. */
+  /** Writes everything to the workspace state, masked (the live turns are left as they are). */
   async save(): Promise<void> {
-    await this.memento.update(STATE_KEY, this.data);
+    const secrets = this.secrets();
+    const masked: Stored = {};
+    for (const [appId, turns] of Object.entries(this.data)) {
+      masked[appId] = turns.map((turn) => maskTurn(turn, secrets));
+    }
+    await this.memento.update(STATE_KEY, masked);
   }
+}
+
+/** A copy of a turn with every text it holds masked. */
+function maskTurn(turn: Turn, secrets: readonly string[]): Turn {
+  const mask = (text: string): string => maskSecrets(text, secrets);
+  return {
+    ...turn,
+    text: mask(turn.text),
+    ...(turn.message === undefined ? {} : { message: mask(turn.message) }),
+    ...(turn.attachments === undefined ? {} : { attachments: turn.attachments.map(mask) }),
+  };
 }
 
 function isTurn(value: unknown): value is Turn {

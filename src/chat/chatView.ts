@@ -15,6 +15,7 @@ import { background, copyText, isContentAction, openInEditor, runContentAction }
 import { type SurfaceMessage, WebviewBridge } from '../webviewHost/bridge';
 import { webviewHtml, webviewOptions } from '../webviewHost/html';
 import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
+import { RetryMemory, stringBytes } from './retryMemory';
 
 /** The Chat view's id (fixed by package.json). */
 export const CHAT_VIEW_ID = 'applicationQuery.chat';
@@ -40,10 +41,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private attachments: PendingAttachment[] = [];
   private applications: ApplicationInfo[] = [];
   /**
-   * What a streaming or failed answer was asked with, for Retry: in memory only (context can be
-   * large), and dropped as soon as the answer is complete or the conversation is cleared.
+   * What a streaming or failed answer was asked with, for Retry: in memory only and within a byte
+   * budget (context can be large), dropped as soon as the answer is complete, retried, or its
+   * conversation is cleared.
    */
-  private readonly inputs = new Map<string, QueryInput>();
+  private readonly inputs = new RetryMemory<QueryInput>(stringBytes);
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly deps: ChatDeps) {
@@ -204,7 +206,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
   private async answer(input: QueryInput): Promise<void> {
     const turn: Turn = { id: randomUUID(), role: 'assistant', applicationId: input.applicationId, text: '', status: 'streaming', startedAt: Date.now() };
     this.deps.history.add(turn);
-    this.inputs.set(turn.id, input);
+    this.inputs.remember(turn.id, input);
     this.bridge?.post({ type: 'turnStart', turn });
     background(this.deps.history.save(), 'Saving the chat history');
     const shown = (): boolean => this.appId === input.applicationId;
@@ -223,7 +225,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         }
       },
       end: (outcome: QueryOutcome) => {
-        if (outcome.kind === 'done') this.inputs.delete(turn.id);
+        if (outcome.kind === 'done') this.inputs.forget(turn.id);
         turn.status = outcome.kind;
         turn.httpStatus = outcome.httpStatus;
         turn.message = outcome.message ?? outcome.warning;
@@ -250,7 +252,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     const question = [...turns.slice(0, index)].reverse().find((t) => t.role === 'user');
     const input = this.inputs.get(turnId) ?? { applicationId: appId, question: question?.text ?? '', history: historyText(turns.slice(0, index - 1)) };
     this.deps.history.remove(appId, turnId);
-    this.inputs.delete(turnId);
+    this.inputs.forget(turnId);
     this.bridge?.post({ type: 'state', state: this.state() });
     await this.answer(input);
   }
@@ -262,8 +264,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     }
     for (const turn of this.deps.history.turns(appId)) {
       this.deps.registry.stop(turn.id);
-      this.inputs.delete(turn.id);
     }
+    // Also the inputs of turns the chat history no longer lists.
+    this.inputs.forgetWhere((input) => input.applicationId === appId);
     this.deps.history.clear(appId);
     await this.deps.history.save();
     this.bridge?.post({ type: 'state', state: this.state() });

@@ -1,5 +1,6 @@
+import { maskSecrets } from './secretMask';
+
 const MAX_KEY_LENGTH = 4096;
-const MASK = '••••';
 
 /**
  * Checks an API key before it is stored or sent. Returns a message when it cannot be used (it would
@@ -25,31 +26,7 @@ export function validateApiKey(key: string): string | undefined {
   return undefined;
 }
 
-/**
- * Replaces every occurrence of each secret (and its URL-encoded form) with `••••`. Secrets shorter
- * than 4 characters are left alone: masking them would garble ordinary text and reveal little.
- */
+/** The text with every secret masked in any encoded form: {@link maskSecrets}, under the name the callers know. */
 export function redact(text: string, secrets: readonly string[]): string {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length < 4) {
-      continue;
-    }
-    forms.add(secret);
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) {
-      forms.add(encoded);
-    }
-  }
-  if (forms.size === 0) {
-    return text;
-  }
-  // Longest first, so a secret that contains another is masked whole.
-  let result = text;
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) {
-    if (result.includes(form)) {
-      result = result.split(form).join(MASK);
-    }
-  }
-  return result;
+  return maskSecrets(text, secrets);
 }

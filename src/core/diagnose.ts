@@ -13,6 +13,7 @@ import { describeStatus, HttpStatusError, QueryError, RedirectError } from './er
 import { formatDuration } from './format';
 import { getJson } from './getClient';
 import { maskSecretsIn } from './history';
+import { maskSecrets } from './secretMask';
 
 /** One setting as it is in effect, and where its value comes from. */
 export interface SettingInEffect {
@@ -143,8 +144,18 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
   const secrets = options.apiKey === undefined ? [] : [options.apiKey];
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const steps: DiagnosisStep[] = [];
+  // Every text a step holds is masked whole as it is added (a service's answer, an error), before any later cut.
+  const mask = (text: string): string => maskSecrets(text, secrets);
   const add = (id: StepId, status: StepStatus, summary: string, extra: { details?: string[]; advice?: string; ms?: number } = {}): void => {
-    steps.push({ id, title: TITLES[id], status, summary, details: extra.details ?? [], ...(extra.advice === undefined ? {} : { advice: extra.advice }), ...(extra.ms === undefined ? {} : { ms: Math.round(extra.ms) }) });
+    steps.push({
+      id,
+      title: TITLES[id],
+      status,
+      summary: mask(summary),
+      details: (extra.details ?? []).map(mask),
+      ...(extra.advice === undefined ? {} : { advice: mask(extra.advice) }),
+      ...(extra.ms === undefined ? {} : { ms: Math.round(extra.ms) }),
+    });
   };
   const skipRest = (from: StepId, why: string): void => {
     for (const id of STEP_ORDER.slice(STEP_ORDER.indexOf(from))) {
@@ -341,7 +352,8 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
         extra.keyStatus = error.status;
         add('key', 'failed', `HTTP ${error.status}: ${describeStatus(error.status)}`, {
           ms,
-          ...(error.bodyExcerpt === '' ? {} : { details: [`The service said: ${error.bodyExcerpt}`] }),
+          // The excerpt was masked whole before it was cut (openExchange); masked again here, whatever made the error.
+          ...(error.bodyExcerpt === '' ? {} : { details: [`The service said: ${mask(error.bodyExcerpt)}`] }),
           ...(error.status === 401 || error.status === 403 ? { advice: 'Run "Set API Key…" with a key generated for this application.' } : {}),
         });
       } else if (error instanceof RedirectError) {

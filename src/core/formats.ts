@@ -140,6 +140,9 @@ export function extractText(value: unknown, field?: string): string | undefined 
       case 'AIMessageChunk':
         // LangServe `/stream` of a chat model: the chunk itself.
         return contentText(value['content']);
+      case 'constructor':
+        // A LangChain message chunk serialized on its own (`{lc, type, id, kwargs}`).
+        return value['lc'] !== undefined ? messageChunkText(value) : undefined;
       default:
         // The rest of the OpenAI Responses events repeat the text (`…done`) or carry tool arguments.
         if (type.startsWith('response.')) {
@@ -180,8 +183,7 @@ export function extractText(value: unknown, field?: string): string | undefined 
     if (event === 'on_chat_model_stream' || event === 'on_llm_stream') {
       // LangChain/LangServe stream events; other `on_*` events repeat the text or are bookkeeping.
       const data = value['data'];
-      const chunk = isRecord(data) ? data['chunk'] : undefined;
-      return typeof chunk === 'string' ? chunk : isRecord(chunk) ? (contentText(chunk['content']) ?? stringOf(chunk['text'])) : undefined;
+      return messageChunkText(isRecord(data) ? data['chunk'] : undefined);
     }
     if (event !== 'text' && event !== 'delta' && event !== 'content') {
       return undefined;
@@ -672,6 +674,23 @@ function contentText(content: unknown): string | undefined {
     }
   }
   return text;
+}
+
+/**
+ * The text of a LangChain stream chunk: a string, a generation chunk (`{text}`), a message chunk
+ * (`{content}`), or a message chunk as `streamEvents(…, { encoding: 'text/event-stream' })`
+ * serializes it (`{lc, type: 'constructor', id, kwargs: {content}}`).
+ */
+function messageChunkText(chunk: unknown): string | undefined {
+  if (typeof chunk === 'string') {
+    return chunk;
+  }
+  if (!isRecord(chunk)) {
+    return undefined;
+  }
+  const kwargs = chunk['kwargs'];
+  const fields = chunk['lc'] !== undefined && isRecord(kwargs) ? kwargs : chunk;
+  return contentText(fields['content']) ?? stringOf(fields['text']);
 }
 
 /** `{message, type|code}` as "message (code)", the way Anthropic and OpenAI describe errors. */

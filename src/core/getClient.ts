@@ -1,4 +1,4 @@
-import { redact, validateApiKey } from './apiKey';
+import { validateApiKey } from './apiKey';
 import { validateBaseUrl } from './baseUrl';
 import { InvalidJsonError, QueryError } from './errors';
 import { mediaType } from './formats';
@@ -117,7 +117,8 @@ async function get(req: GetRequest, secrets: readonly string[]): Promise<{ url: 
       return { url, status, json: JSON.parse(text) as unknown, bytes: transfer.bytes };
     } catch {
       const html = type === 'text/html' || /^\s*</.test(text);
-      const start = redact(plainExcerpt(text, contentType), secrets).slice(0, 120);
+      // Masked whole (plainExcerpt masks before it cuts), then cut: a cut never keeps a piece of the key.
+      const start = plainExcerpt(text, contentType, secrets).slice(0, 120);
       throw new InvalidJsonError(
         `${url} answered with ${what}, not JSON${html ? ' (an HTML page: a login page or captive portal?)' : ''}. It starts: ${start}`,
       );

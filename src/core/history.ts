@@ -4,10 +4,10 @@
  * bounded by count and size, and never holding an API key.
  */
 import { randomUUID } from 'node:crypto';
-import { redact } from './apiKey';
 import { Utf8StreamDecoder } from './decode';
 import type { StreamShape, WireFormat } from './formats';
 import type { EndKind } from './outcome';
+import { isMaskedToken, maskKey, maskSecrets, SecretStreamMasker } from './secretMask';
 
 /** Where an exchange was started. */
 export type Surface = 'command' | 'panel' | 'chat' | 'participant' | 'model' | 'tool' | 'replay';
@@ -99,34 +99,8 @@ export const TEXT_CAP_BYTES = 512 * 1024;
 const SURFACES: ReadonlySet<string> = new Set(['command', 'panel', 'chat', 'participant', 'model', 'tool', 'replay']);
 const END_KINDS: ReadonlySet<string> = new Set(['done', 'stopped', 'interrupted', 'error']);
 const WIRE_FORMATS: ReadonlySet<string> = new Set(['text', 'sse', 'ndjson', 'vercel-data']);
-const MASK = '••••';
-
-/**
- * A key as History and the inspector show it: `••••` plus its last 4 characters, or only `••••`
- * when the key is shorter than 12 characters (so at most a third of it ever shows).
- */
-export function maskKey(key: string): string {
-  return key.length >= 12 ? `${MASK}${key.slice(-4)}` : MASK;
-}
-
-/** Whether an Authorization value is a Bearer token as {@link maskKey} leaves it. */
-function isMaskedToken(token: string): boolean {
-  return token.startsWith(MASK) && token.length <= MASK.length + 4;
-}
-
-// A Bearer token, also JSON-escaped or URL-encoded in a body; stops at quotes, backslashes and separators.
-const BEARER = /\b(Bearer)(\s+|%20|\+)([^\s"'<>,;\\&]+)/gi;
-
-/**
- * Masks every `Bearer <token>` that is not masked already, and every known secret, in a text.
- * This is the guard that keeps keys out of History whatever a service echoes back.
- */
-export function maskSecrets(text: string, secrets: readonly string[] = []): string {
-  const clean = redact(text, secrets);
-  return clean.replace(BEARER, (whole, word: string, space: string, token: string) =>
-    isMaskedToken(token) ? whole : `${word}${space}${maskKey(token)}`,
-  );
-}
+// Masking lives in secretMask.ts; these stay importable from here, where History's callers look.
+export { maskKey, maskSecrets };
 
 /** The request headers of a query as History records them: the key masked, the rest as sent. */
 export function maskHeaders(headers: Readonly<Record<string, string>>, secrets: readonly string[] = []): Record<string, string> {
@@ -286,11 +260,16 @@ export interface ExchangeEnd extends RecordedOutcome {
 /**
  * Records one exchange as it happens, timing it with `now` (ms). Call {@link headers} when the
  * response starts, feed {@link raw} (the wire text: `onRaw: (t) => recorder.raw(t)`) and
- * {@link text} (the answer pieces), then {@link finish} once, on every path.
+ * {@link text} (the answer pieces), then {@link finish} once, on every path. The raw body and the
+ * answer pass a {@link SecretStreamMasker} before their capture caps, so no cut keeps a piece of a key.
  */
 export class ExchangeRecorder {
   private readonly rawCapture = recordingSink();
   private readonly answer = new StreamCapture(TEXT_CAP_BYTES);
+  private readonly rawMasker: SecretStreamMasker;
+  private readonly answerMasker: SecretStreamMasker;
+  private rawDecoder: Utf8StreamDecoder | undefined;
+  private wireBytes = 0;
   private readonly startedAt: number;
   private readonly when: string;
   private response: Omit<RecordedResponse, 'raw' | 'rawTruncated' | 'text' | 'textTruncated'> | undefined;
@@ -304,6 +283,8 @@ export class ExchangeRecorder {
   ) {
     this.startedAt = now();
     this.when = new Date(this.startedAt).toISOString();
+    this.rawMasker = new SecretStreamMasker(start.secrets ?? []);
+    this.answerMasker = new SecretStreamMasker(start.secrets ?? []);
   }
 
   /** The response headers arrived (also for an error status). */
@@ -324,20 +305,34 @@ export class ExchangeRecorder {
     if (this.firstByteMs === undefined && (typeof chunk === 'string' ? chunk.length : chunk.byteLength) > 0) {
       this.firstByteMs = this.now() - this.startedAt;
     }
-    this.rawCapture.write(chunk);
+    if (typeof chunk === 'string') {
+      this.wireBytes += Buffer.byteLength(chunk, 'utf8');
+      // Past the cap nothing more is kept, so nothing more needs masking: only counting.
+      if (!this.rawCapture.truncated) this.rawCapture.write(this.rawMasker.push(chunk));
+      return;
+    }
+    this.wireBytes += chunk.byteLength;
+    if (!this.rawCapture.truncated) {
+      this.rawDecoder ??= new Utf8StreamDecoder();
+      this.rawCapture.write(this.rawMasker.push(this.rawDecoder.push(chunk)));
+    }
   }
 
   /** The next piece of answer text. */
   text(piece: string): void {
     this.textChars += piece.length;
-    this.answer.write(piece);
+    if (!this.answer.truncated) this.answer.write(this.answerMasker.push(piece));
   }
 
   /** The finished, masked exchange (give it to {@link HistoryStore.add}). */
   finish(end: ExchangeEnd): Exchange {
+    if (this.rawDecoder !== undefined) this.rawCapture.write(this.rawMasker.push(this.rawDecoder.end().text));
+    this.rawCapture.write(this.rawMasker.end());
     this.rawCapture.end();
+    this.answer.write(this.answerMasker.end());
     const secrets = this.start.secrets ?? [];
-    const body = this.start.body;
+    // Masked before it is cut: a cut must never keep the start of a key.
+    const body = this.start.body === undefined ? undefined : maskSecrets(this.start.body, secrets);
     const keptBody = body === undefined ? undefined : utf8Prefix(body, REQUEST_BODY_CAP_BYTES);
     const request: RecordedRequest = {
       method: this.start.method,
@@ -361,7 +356,7 @@ export class ExchangeRecorder {
         ...(response === undefined ? {} : { response }),
         outcome: dropUndefined({ kind: end.kind, message: end.message, warning: end.warning, noTextExtracted: end.noTextExtracted }),
         timings: dropUndefined({ headersMs: this.headersMs, firstByteMs: this.firstByteMs, durationMs: Math.max(0, this.now() - this.startedAt) }),
-        wireBytes: end.wireBytes ?? this.rawCapture.totalBytes,
+        wireBytes: end.wireBytes ?? this.wireBytes,
         textChars: this.textChars,
         ...(this.start.replayOf === undefined ? {} : { replayOf: this.start.replayOf }),
       },
@@ -370,10 +365,30 @@ export class ExchangeRecorder {
   }
 }
 
-/** The little of VS Code's Memento that History needs (e.g. over `context.globalState` and one key). */
+/**
+ * Stored History as JSON text, as a file storage reads it: at most the bytes asked for, so a huge
+ * or hostile file is never read or parsed whole (`complete` is false when the file was longer).
+ */
+export class StoredHistoryText {
+  constructor(
+    readonly text: string,
+    readonly complete: boolean,
+    readonly totalBytes: number,
+  ) {}
+}
+
+/** The little of VS Code's Memento that History needs (e.g. over `context.globalState` and one key), or a file. */
 export interface HistoryStorage {
-  get(): unknown;
+  /**
+   * What is stored: a JSON-like value, or a {@link StoredHistoryText} of at most about `maxBytes`.
+   * Returns the same object again while nothing changed it.
+   */
+  get(maxBytes?: number): unknown;
   update(value: unknown): Promise<void>;
+  /** Runs `work` while no other writer (another window) runs its own; History re-reads and merges inside it. */
+  exclusive?<T>(work: () => Promise<T>): Promise<T>;
+  /** Keeps an unreadable stored value aside before it is replaced; resolves with where (for the log). */
+  keepUnreadable?(raw: unknown): Promise<string | undefined>;
 }
 
 /** How much History keeps. */
@@ -390,12 +405,19 @@ export interface Subscription {
 }
 
 const STORAGE_VERSION = 1;
+/** How stored History written by {@link HistoryStore} begins: the list is read element by element from here. */
+const STORED_PREFIX = /^\uFEFF?\s*\{\s*"version"\s*:\s*1\s*,\s*"exchanges"\s*:\s*\[/;
+/** Read beyond the size bound: the JSON punctuation around the exchanges. */
+const READ_SLACK_BYTES = 64 * 1024;
 
 /**
  * The recorded exchanges, newest first, kept in a {@link HistoryStorage}: at most 200 of them and
  * 8 MiB of stored JSON by default (the oldest go first; one exchange too large on its own has its
  * raw body, answer text and request body cut until it fits a quarter of the size bound). Loading
- * never throws: what is not a valid exchange is dropped (see {@link problems}). Nothing stored ever
+ * never throws and reads no more than the bounds can keep: what is not a valid exchange is dropped,
+ * an unreadable stored value is kept aside by the storage (see {@link problems}). Every write
+ * re-reads the storage and merges it by id, so windows sharing it lose none of each other's
+ * exchanges. Nothing stored ever
  * holds an API key: {@link add} masks every `Bearer …` token that is not masked yet and every secret
  * it is given, in every field.
  */
@@ -407,6 +429,12 @@ export class HistoryStore {
   private loaded = false;
   private writing: Promise<void> = Promise.resolve();
   private pendingWrites = 0;
+  /** Ids this store forgot (Clear History): merging never brings them back. */
+  private readonly forgotten = new Set<string>();
+  private readonly problemListeners = new Set<(problem: string) => void>();
+  private keptAside: unknown = undefined;
+  private toKeep: { readonly raw: unknown; readonly what: string } | undefined;
+  private inWrite = false;
   /** What loading dropped, in plain language (for the log). */
   readonly problems: string[] = [];
 
@@ -438,16 +466,26 @@ export class HistoryStore {
   async add(exchange: Exchange, options: { secrets?: readonly string[] } = {}): Promise<Exchange> {
     this.sync();
     const stored = this.fit(scrubExchange(exchange, options.secrets ?? []));
+    this.forgotten.delete(stored.id);
     this.entries = this.bound([stored, ...this.entries.filter((entry) => entry.id !== stored.id)]);
-    await this.write();
+    await this.write(false);
     return stored;
   }
 
-  /** Forgets every exchange. */
+  /** Forgets every exchange, also those another window stored. */
   async clear(): Promise<void> {
     this.sync();
+    for (const entry of this.entries) {
+      this.forgotten.add(entry.id);
+    }
     this.entries = [];
-    await this.write();
+    await this.write(true);
+  }
+
+  /** Calls `listener` with each problem found in the storage from now on (what {@link problems} gains). */
+  onProblem(listener: (problem: string) => void): Subscription {
+    this.problemListeners.add(listener);
+    return { dispose: () => this.problemListeners.delete(listener) };
   }
 
   /** Calls `listener` after every change (add, clear). */
@@ -458,45 +496,124 @@ export class HistoryStore {
 
   /** Re-reads the storage when another writer (another window) changed it. */
   private sync(): void {
-    let raw: unknown;
-    try {
-      raw = this.storage.get();
-    } catch {
-      raw = undefined;
-    }
+    const raw = this.read();
     // While our writes are pending the storage may still hold an older value: ours is the newest.
     if (this.loaded && (this.pendingWrites > 0 || raw === this.loadedFrom)) {
       return;
     }
     this.loaded = true;
     this.loadedFrom = raw;
-    this.entries = this.bound(this.parse(raw));
+    this.entries = this.parse(raw);
   }
 
+  private read(): unknown {
+    try {
+      return this.storage.get(this.limits.maxBytes + READ_SLACK_BYTES);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The stored exchanges within the bounds: each is checked, scrubbed and cut only if it is kept. */
   private parse(raw: unknown): Exchange[] {
-    if (raw === undefined || raw === null) {
-      return [];
-    }
-    if (!isRecord(raw) || raw['version'] !== STORAGE_VERSION || !Array.isArray(raw['exchanges'])) {
-      this.problems.push('The stored history was not in a known form; it starts empty.');
-      return [];
-    }
+    const items = this.storedItems(raw);
     const out: Exchange[] = [];
     const seen = new Set<string>();
+    let size = 0;
     let dropped = 0;
-    for (const item of raw['exchanges'] as unknown[]) {
+    for (const item of items) {
+      if (out.length >= this.limits.maxEntries) {
+        break;
+      }
       const exchange = parseExchange(item);
       if (exchange === undefined || seen.has(exchange.id)) {
         dropped++;
         continue;
       }
       seen.add(exchange.id);
-      out.push(this.fit(scrubExchange(exchange, [])));
+      const kept = this.fit(scrubExchange(exchange, []));
+      const keptSize = serializedSize(kept) + 1;
+      if (size + keptSize > this.limits.maxBytes) {
+        break;
+      }
+      out.push(kept);
+      size += keptSize;
     }
     if (dropped > 0) {
-      this.problems.push(`${dropped} stored history ${dropped === 1 ? 'entry was' : 'entries were'} not valid and ${dropped === 1 ? 'was' : 'were'} dropped.`);
+      this.report(`${dropped} stored history ${dropped === 1 ? 'entry was' : 'entries were'} not valid and ${dropped === 1 ? 'was' : 'were'} dropped.`);
     }
     return out;
+  }
+
+  /** The stored list of exchanges, unchecked; an unreadable value is reported and kept aside. */
+  private storedItems(raw: unknown): Iterable<unknown> {
+    if (raw === undefined || raw === null) {
+      return [];
+    }
+    if (raw instanceof StoredHistoryText) {
+      if (raw.complete) {
+        try {
+          return this.storedItems(JSON.parse(raw.text) as unknown);
+        } catch {
+          this.unreadable(raw, 'The stored history is not valid JSON');
+          return [];
+        }
+      }
+      if (!STORED_PREFIX.test(raw.text)) {
+        this.unreadable(raw, `The stored history (${raw.totalBytes} bytes) is far larger than History keeps and not in a known form`);
+        return [];
+      }
+      this.report(`The stored history is ${raw.totalBytes} bytes, more than History keeps: only its newest exchanges were read.`);
+      return jsonArrayElements(raw.text, raw.text.match(STORED_PREFIX)?.[0].length ?? 0);
+    }
+    if (!isRecord(raw) || raw['version'] !== STORAGE_VERSION || !Array.isArray(raw['exchanges'])) {
+      this.unreadable(raw, 'The stored history was not in a known form');
+      return [];
+    }
+    return raw['exchanges'] as unknown[];
+  }
+
+  /** Reports an unreadable stored value and has the storage keep it aside before anything replaces it. */
+  private unreadable(raw: unknown, what: string): void {
+    if (this.keptAside === raw) {
+      return;
+    }
+    this.keptAside = raw;
+    if (this.storage.keepUnreadable === undefined) {
+      this.report(`${what}; it starts empty.`);
+      return;
+    }
+    this.toKeep = { raw, what };
+    if (!this.inWrite) {
+      // Queued before any later write, so the unreadable value is kept before it is replaced.
+      this.writing = this.writing.then(() => this.keepUnreadable());
+    }
+  }
+
+  /** Has the storage keep the unreadable value found last, and says where. Never throws. */
+  private async keepUnreadable(): Promise<void> {
+    const pending = this.toKeep;
+    this.toKeep = undefined;
+    if (pending === undefined || this.storage.keepUnreadable === undefined) {
+      return;
+    }
+    try {
+      const where = await this.storage.keepUnreadable(pending.raw);
+      this.report(`${pending.what}; it starts empty. The unreadable history was kept ${where === undefined ? 'aside' : `as ${where}`}.`);
+    } catch (error) {
+      this.report(`${pending.what}; it starts empty. Keeping the unreadable history aside failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private report(problem: string): void {
+    this.problems.push(problem);
+    for (const listener of [...this.problemListeners]) {
+      try {
+        listener(problem);
+      } catch {
+        // A failing listener must not stop loading.
+      }
+    }
   }
 
   /** Newest first, within the count and size bounds. */
@@ -524,10 +641,41 @@ export class HistoryStore {
     return current;
   }
 
-  private async write(): Promise<void> {
-    const value = { version: STORAGE_VERSION, exchanges: this.entries };
+  /**
+   * Writes what this store holds merged by id with what is stored right now (another window may
+   * have added exchanges since this one read them), newest first within the bounds. With
+   * `forgetStored`, what is stored now is forgotten instead (Clear History).
+   */
+  private async write(forgetStored: boolean): Promise<void> {
+    let mergedOthers = false;
+    const merge = async (): Promise<void> => {
+      const raw = this.read();
+      if (raw !== this.loadedFrom) {
+        this.inWrite = true;
+        let stored: Exchange[];
+        try {
+          stored = this.parse(raw);
+        } finally {
+          this.inWrite = false;
+        }
+        await this.keepUnreadable();
+        if (forgetStored) {
+          for (const entry of stored) {
+            this.forgotten.add(entry.id);
+          }
+        }
+        this.entries = this.bound(mergeNewestFirst(this.entries, stored.filter((entry) => !this.forgotten.has(entry.id))));
+        mergedOthers = true;
+      }
+      await this.storage.update({ version: STORAGE_VERSION, exchanges: this.entries });
+      try {
+        this.loadedFrom = this.storage.get(this.limits.maxBytes + READ_SLACK_BYTES);
+      } catch {
+        this.loadedFrom = undefined;
+      }
+    };
     // One write at a time, in order: the last one holds the newest state.
-    const next = this.writing.then(() => this.storage.update(value));
+    const next = this.writing.then(() => (this.storage.exclusive === undefined ? merge() : this.storage.exclusive(merge)));
     this.writing = next.catch(() => undefined);
     this.pendingWrites++;
     this.fire();
@@ -535,14 +683,9 @@ export class HistoryStore {
       await next;
     } finally {
       this.pendingWrites--;
-      if (this.pendingWrites === 0) {
-        // Whatever the storage returns now is what we wrote (a copy, maybe): no need to read it again.
-        try {
-          this.loadedFrom = this.storage.get();
-        } catch {
-          this.loadedFrom = undefined;
-        }
-      }
+    }
+    if (mergedOthers) {
+      this.fire();
     }
   }
 
@@ -553,6 +696,74 @@ export class HistoryStore {
       } catch {
         // A failing listener must not stop the others or the write.
       }
+    }
+  }
+}
+
+/** Two newest-first lists as one, by id (the first list's copy wins), newest first by start time. */
+function mergeNewestFirst(mine: readonly Exchange[], stored: readonly Exchange[]): Exchange[] {
+  const ids = new Set(mine.map((entry) => entry.id));
+  const others = stored.filter((entry) => !ids.has(entry.id));
+  const out: Exchange[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < mine.length || j < others.length) {
+    if (j >= others.length || (i < mine.length && Date.parse(mine[i].when) >= Date.parse(others[j].when))) {
+      out.push(mine[i++]);
+    } else {
+      out.push(others[j++]);
+    }
+  }
+  return out;
+}
+
+/**
+ * The elements of the JSON array that starts at `start` in `text`, parsed one at a time, until the
+ * array or the text ends (an element cut off at the end of the text is left out). Stops at the
+ * first element that is not valid JSON.
+ */
+function* jsonArrayElements(text: string, start: number): Generator<unknown> {
+  let i = start;
+  const length = text.length;
+  for (;;) {
+    while (i < length && /[\s,]/.test(text[i])) {
+      i++;
+    }
+    if (i >= length || text[i] === ']') {
+      return;
+    }
+    const begin = i;
+    let depth = 0;
+    let inString = false;
+    for (; i < length; i++) {
+      const c = text.charCodeAt(i);
+      if (inString) {
+        if (c === 0x5c) {
+          i++;
+        } else if (c === 0x22) {
+          inString = false;
+        }
+      } else if (c === 0x22) {
+        inString = true;
+      } else if (c === 0x7b || c === 0x5b) {
+        depth++;
+      } else if (c === 0x7d || c === 0x5d) {
+        depth--;
+        if (depth === 0) {
+          i++;
+          break;
+        }
+      } else if (depth === 0 && c === 0x2c) {
+        break;
+      }
+    }
+    if (depth !== 0 || inString) {
+      return;
+    }
+    try {
+      yield JSON.parse(text.slice(begin, i)) as unknown;
+    } catch {
+      return;
     }
   }
 }

@@ -1,9 +1,9 @@
 // What sendQuery and getJson share: one request's abort plumbing and timers, and turning fetch's
 // failures into plain-language errors. Internal to core/.
-import { redact } from './apiKey';
 import { Utf8StreamDecoder } from './decode';
 import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, RedirectError, StreamInterruptedError, TimeoutError, type QueryError } from './errors';
 import { mediaType } from './formats';
+import { maskCutText, maskSecrets } from './secretMask';
 
 /** Why a request's connection was aborted by us: the user, a timeout, or because we are done with it. */
 export type AbortCause = 'user' | 'headers' | 'idle' | 'done';
@@ -201,26 +201,31 @@ const EXCERPT_LENGTH = 500;
 
 /**
  * An error body as one line of plain text (at most 500 characters): HTML is reduced to its text,
- * a JSON error object to its message, control characters and runs of spaces to one space.
+ * a JSON error object to its message, control characters and runs of spaces to one space. The
+ * `secrets` are masked in any encoded form before anything is cut, also at the end of a body that
+ * was read only up to a limit (see {@link maskCutText}).
  */
-export function plainExcerpt(text: string, contentType: string): string {
+export function plainExcerpt(text: string, contentType: string, secrets: readonly string[] = []): string {
   const type = mediaType(contentType);
-  let plain = text;
-  if (type === 'text/html' || type === 'application/xhtml+xml' || /^\s*<(!doctype\s+html|html|head|body)\b/i.test(text)) {
+  const source = maskCutText(text, secrets);
+  let plain = source;
+  if (type === 'text/html' || type === 'application/xhtml+xml' || /^\s*<(!doctype\s+html|html|head|body)\b/i.test(source)) {
     plain = decodeEntities(
-      text
+      source
         .replace(/<(script|style)\b[\s\S]*?(<\/\1\s*>|$)/gi, ' ')
         .replace(/<!--[\s\S]*?(-->|$)/g, ' ')
         .replace(/<[^>]*>?/g, ' '),
     );
   } else {
-    const message = jsonErrorMessage(text);
+    const message = jsonErrorMessage(source);
     if (message !== undefined) {
       plain = message;
     }
   }
   // eslint-disable-next-line no-control-regex
   plain = plain.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  // Decoding entities or a JSON string may have spelled out a key the encoded body hid.
+  plain = maskCutText(plain, secrets);
   return plain.length > EXCERPT_LENGTH ? `${plain.slice(0, EXCERPT_LENGTH - 1)}…` : plain;
 }
 
@@ -369,13 +374,13 @@ function hostOf(origin: string): string {
 /** Makes sure an error leaving the core names no secret: masks them in its message (and excerpt). */
 export function sanitizeError(error: unknown, secrets: readonly string[]): unknown {
   if (error instanceof Error) {
-    const clean = redact(error.message, secrets);
+    const clean = maskSecrets(error.message, secrets);
     if (clean !== error.message) {
       error.message = clean;
     }
     return error;
   }
-  return typeof error === 'string' ? redact(error, secrets) : error;
+  return typeof error === 'string' ? maskSecrets(error, secrets) : error;
 }
 
 /** One request as both clients send it. */
@@ -431,16 +436,23 @@ export async function openExchange(exchange: Exchange): Promise<Response> {
   }
   if (status < 200 || status >= 300) {
     const { text } = await readLimitedText(response.body, transfer, exchange.excerptBytes);
-    const excerpt = redact(plainExcerpt(text, headers.get('content-type') ?? ''), exchange.secrets);
-    throw new HttpStatusError(status, response.statusText, excerpt, parseRetryAfter(headers.get('retry-after')));
+    // plainExcerpt masks the whole body (also a key cut at the read limit) before it cuts the excerpt.
+    const excerpt = plainExcerpt(text, headers.get('content-type') ?? '', exchange.secrets);
+    const statusText = maskSecrets(response.statusText, exchange.secrets);
+    throw new HttpStatusError(status, statusText, excerpt, parseRetryAfter(headers.get('retry-after')));
   }
   return response;
 }
 
-/** A redirect's Location as an absolute URL (relative to the request), redacted. */
+/** A redirect's Location as an absolute URL (relative to the request), masked; as sent (masked) when it held a key. */
 function resolveLocation(location: string | null, requestUrl: string, secrets: readonly string[]): string | undefined {
   if (location === null || location.trim() === '') {
     return undefined;
+  }
+  // Resolving rewrites characters (`\` becomes `/`, quotes are encoded), which could hide a key from the mask.
+  const masked = maskSecrets(location.trim(), secrets);
+  if (masked !== location.trim()) {
+    return masked;
   }
   let resolved: string;
   try {
@@ -448,5 +460,5 @@ function resolveLocation(location: string | null, requestUrl: string, secrets: r
   } catch {
     resolved = location.trim();
   }
-  return redact(resolved, secrets);
+  return maskSecrets(resolved, secrets);
 }

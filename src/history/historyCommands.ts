@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { CURL_KEY_VARIABLE, toCurl } from '../core/curl';
+import { CURL_KEY_VARIABLE, curlCommand, curlShellFor } from '../core/curl';
+import { plain, plainText } from '../core/plainText';
 import { isReplayable, type Exchange, type HistoryStore } from '../core/history';
 import type { CurrentApplication } from '../config/currentApplication';
 import type { AnswerPanels } from '../panel/answerPanel';
@@ -30,8 +31,8 @@ async function exchangeFor(arg: unknown, history: HistoryStore, title: string): 
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    entries.map((exchange) => ({ label: exchange.applicationLabel, description: exchangeDescription(exchange), detail: exchangeQuestion(exchange), exchange })),
-    { title, placeHolder: 'Choose an exchange (newest first)', matchOnDescription: true, matchOnDetail: true },
+    entries.map((exchange) => ({ label: plainText(exchange.applicationLabel), description: plainText(exchangeDescription(exchange)), detail: plainText(exchangeQuestion(exchange)), exchange })),
+    { title: plainText(title), placeHolder: 'Choose an exchange (newest first)', matchOnDescription: true, matchOnDetail: true },
   );
   return picked?.exchange;
 }
@@ -57,7 +58,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
       const exchange = await exchangeFor(arg, deps.history, 'Replay Query');
       if (exchange === undefined) return;
       if (deps.settings.resolve(exchange.applicationId) === undefined) {
-        void vscode.window.showWarningMessage(`${exchange.applicationLabel} is no longer in applicationQuery.applications; use "Replay with Another Application…".`);
+        void vscode.window.showWarningMessage(plain`${exchange.applicationLabel} is no longer in applicationQuery.applications; use "Replay with Another Application…".`);
         return;
       }
       replay(exchange, exchange.applicationId);
@@ -71,16 +72,18 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand(Commands.copyAsCurl, async (arg?: unknown) => {
       const exchange = await exchangeFor(arg, deps.history, 'Copy as cURL');
       if (exchange === undefined) return;
+      const shell = curlShellFor(vscode.env.shell, process.platform);
       let command: string;
       try {
-        command = toCurl({ method: exchange.request.method, url: exchange.request.url, headers: exchange.request.headers, body: exchange.request.body });
+        command = curlCommand({ method: exchange.request.method, url: exchange.request.url, headers: exchange.request.headers, body: exchange.request.body }, shell);
       } catch (error) {
-        void vscode.window.showErrorMessage(`This request cannot be written as a shell command: ${error instanceof Error ? error.message : String(error)}`);
+        void vscode.window.showErrorMessage(plain`This request cannot be written as a shell command: ${error instanceof Error ? error.message : String(error)}`);
         return;
       }
       await vscode.env.clipboard.writeText(command);
       const cut = exchange.request.bodyTruncated === true ? ' Its body was too large to keep whole, so the command sends only its start.' : '';
-      void vscode.window.showInformationMessage(`Copied a cURL command for ${exchange.applicationLabel}. It reads the key from $${CURL_KEY_VARIABLE} (the key itself is not in it): set that variable first.${cut}`);
+      const form = shell === 'powershell' ? `PowerShell, curl.exe). It reads the key from $env:${CURL_KEY_VARIABLE}` : `POSIX shell: sh, bash, zsh). It reads the key from $${CURL_KEY_VARIABLE}`;
+      void vscode.window.showInformationMessage(plain`Copied a cURL command for ${exchange.applicationLabel} (${form} (the key itself is not in it): set that variable first.${cut}`);
     }),
     vscode.commands.registerCommand(Commands.clearHistory, async () => {
       const count = deps.history.list().length;

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatBytes, formatDuration } from '../core/format';
 import { isReplayable, type Exchange, type HistoryStore } from '../core/history';
+import { plainText } from '../core/plainText';
 import { Commands } from '../workbench/commandIds';
 
 /** The History view's id (fixed by package.json). */
@@ -57,9 +58,9 @@ class HistoryTree implements vscode.TreeDataProvider<Exchange> {
   }
 
   getTreeItem(exchange: Exchange): vscode.TreeItem {
-    const item = new vscode.TreeItem(exchange.applicationLabel, vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(plainText(exchange.applicationLabel), vscode.TreeItemCollapsibleState.None);
     item.id = exchange.id;
-    item.description = exchangeDescription(exchange);
+    item.description = plainText(exchangeDescription(exchange));
     item.iconPath = ICONS[exchange.outcome.kind];
     item.contextValue = isReplayable(exchange) ? 'exchange.replayable' : 'exchange';
     const tooltip = new vscode.MarkdownString(undefined, false);

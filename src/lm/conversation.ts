@@ -32,14 +32,17 @@ export const MAX_INPUT_TOKENS = estimateTokens('x'.repeat(512 * 1024));
  */
 export const MAX_OUTPUT_TOKENS = 64 * 1024;
 
-/** A text cut to at most `max` characters (never inside a surrogate pair), with a note when it was cut. */
-export function capText(text: string, max: number): { text: string; cut: boolean } {
+/** A text cut to at most `max` characters (never inside a surrogate pair), with a note when it was cut (by default, about an answer). */
+export function capText(text: string, max: number, note: (shown: string, total: string) => string = answerCutNote): { text: string; cut: boolean } {
   if (text.length <= max) return { text, cut: false };
   let end = max;
   const code = text.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end--;
-  const note = `\n\n[The answer was cut at ${end.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters.]`;
-  return { text: text.slice(0, end) + note, cut: true };
+  return { text: text.slice(0, end) + note(end.toLocaleString('en-US'), text.length.toLocaleString('en-US')), cut: true };
+}
+
+function answerCutNote(shown: string, total: string): string {
+  return `\n\n[The answer was cut at ${shown} of ${total} characters.]`;
 }
 
 const USER_REQUEST = /<userRequest>\s*([\s\S]*?)\s*<\/userRequest>/;

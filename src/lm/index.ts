@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { applicationLabel } from '../core/applications';
+import { plain, plainText } from '../core/plainText';
 import { Commands } from '../workbench/commandIds';
 import { type ChatApis, detectChatApis } from './api';
 import type { LanguageModelDeps } from './deps';
@@ -48,7 +49,7 @@ export function registerLanguageModelFeatures(context: vscode.ExtensionContext, 
 async function manageModels(deps: LanguageModelDeps): Promise<void> {
   const base = deps.settings.baseUrl();
   if (!base.ok) {
-    const choice = await vscode.window.showWarningMessage(`${base.message} Set applicationQuery.baseUrl first: the models are the applications with a key for that service.`, 'Open Settings');
+    const choice = await vscode.window.showWarningMessage(`${plainText(base.message)} Set applicationQuery.baseUrl first: the models are the applications with a key for that service.`, 'Open Settings');
     if (choice !== undefined) await vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
     return;
   }
@@ -57,7 +58,7 @@ async function manageModels(deps: LanguageModelDeps): Promise<void> {
   for (const app of deps.settings.applications().applications) {
     const hasKey = await deps.keys.has({ origin: base.origin, applicationId: app.id });
     items.push({
-      label: `${hasKey ? '$(check)' : '$(key)'} ${applicationLabel(app)}`,
+      label: `${hasKey ? '$(check)' : '$(key)'} ${plainText(applicationLabel(app))}`,
       description: hasKey ? 'in the model picker' : 'no API key: choose to set one',
       run: () => vscode.commands.executeCommand(hasKey ? Commands.removeApiKey : Commands.setApiKey, app.id),
       ...(hasKey ? { detail: 'Choose to remove its key (and the model)' } : {}),
@@ -65,7 +66,7 @@ async function manageModels(deps: LanguageModelDeps): Promise<void> {
   }
   items.push({ label: '$(add) Add Application…', run: () => vscode.commands.executeCommand(Commands.addApplication) });
   const picked = await vscode.window.showQuickPick(items, {
-    title: `Application Query models (${base.origin})`,
+    title: plain`Application Query models (${base.origin})`,
     placeHolder: 'Each application with an API key for this service is a model in the Chat',
   });
   await picked?.run();

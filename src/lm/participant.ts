@@ -9,7 +9,8 @@ import type { LanguageModelDeps } from './deps';
 import { VENDOR } from './provider';
 import { referenceContext } from './references';
 import { ChatTextSink } from './sink';
-import { markdownText } from '../core/plainText';
+import { markdownText, plain, plainMarkdown } from '../core/plainText';
+import { ImageRewriter } from './images';
 
 /** The participant's id and the name users type after `@` (fixed by package.json and the product contract). */
 export const PARTICIPANT_ID = 'applicationQuery.participant';
@@ -28,13 +29,10 @@ interface AnswerMetadata {
   readonly question: string;
 }
 
-/** Text shown as Markdown that is not trusted: no command links, no HTML, no theme icons. */
-function untrusted(text: string): vscode.MarkdownString {
-  const markdown = new vscode.MarkdownString(text, false);
-  markdown.isTrusted = false;
-  markdown.supportHtml = false;
-  return markdown;
-}
+/*
+ * Every Markdown this participant writes is a `MarkdownString` made with its defaults: untrusted
+ * (no command links), no HTML, no theme icons.
+ */
 
 /**
  * `@app` in VS Code's Chat: asks an application through the one query pipeline, with the chat's
@@ -68,14 +66,20 @@ export class ApplicationParticipant {
     const label = applicationLabel(app);
     const { context: queryContext, skipped } = await referenceContext(request.references);
     if (prompt.trim() === '' && queryContext === undefined) {
-      stream.markdown(untrusted(`Ask ${markdownText(label)} a question, e.g. \`@app what does this do? #selection\`.`));
+      stream.markdown(new vscode.MarkdownString(`Ask ${markdownText(label)} a question, e.g. \`@app what does this do? #selection\`.`, false));
       return {};
     }
     const header = `*${markdownText(label)}:*\n\n`;
-    stream.markdown(untrusted(header));
-    if (skipped.length > 0) stream.markdown(untrusted(`*Not sent (not text): ${markdownText(skipped.join(', '))}*\n\n`));
+    stream.markdown(new vscode.MarkdownString(header, false));
+    if (skipped.length > 0) stream.markdown(new vscode.MarkdownString(plainMarkdown`*Not sent (not text): ${skipped.join(', ')}*\n\n`, false));
     const input: QueryInput = { applicationId: app.id, question: prompt, context: queryContext, history: historyText(this.history(context)) };
-    const sink = new ChatTextSink((text) => stream.markdown(untrusted(text)));
+    // The answer is the application's Markdown, shown untrusted and with its images as links.
+    const images = new ImageRewriter();
+    const write = (text: string): void => {
+      // eslint-disable-next-line aq/outside-text -- the answer is the application's Markdown by contract: untrusted, its images rewritten as links.
+      if (text !== '') stream.markdown(new vscode.MarkdownString(text, false));
+    };
+    const sink = new ChatTextSink((text) => write(images.push(text)), () => write(images.end()));
     const outcome = await withAbortSignal(token, (signal) => this.deps.runner.run(input, [sink], { surface: 'participant', signal, promptForKey: false }));
     const metadata: AnswerMetadata = { applicationId: app.id, header, question: prompt };
     return { metadata, ...this.finish(outcome, app, request, stream, fromPicker) };
@@ -89,7 +93,7 @@ export class ApplicationParticipant {
     for (const app of this.deps.settings.applications().applications) {
       if (others.length >= MAX_SWITCH_FOLLOWUPS) break;
       if (app.id === metadata.applicationId || !(await this.hasKey(app.id))) continue;
-      others.push({ label: `Ask ${applicationLabel(app)} instead`, prompt: `${app.id} ${metadata.question}`, command: USE_COMMAND, participant: PARTICIPANT_ID });
+      others.push({ label: plain`Ask ${applicationLabel(app)} instead`, prompt: `${app.id} ${metadata.question}`, command: USE_COMMAND, participant: PARTICIPANT_ID });
     }
     return others;
   };
@@ -98,7 +102,7 @@ export class ApplicationParticipant {
   private finish(outcome: QueryOutcome, app: ApplicationConfig, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, fromPicker: boolean): Pick<vscode.ChatResult, 'errorDetails'> {
     const redact = (text: string): string => this.deps.log.redact(text);
     if (outcome.kind === 'done') {
-      if (outcome.warning !== undefined) stream.markdown(untrusted(`\n\n*${markdownText(redact(outcome.warning))}*`));
+      if (outcome.warning !== undefined) stream.markdown(new vscode.MarkdownString(`\n\n*${markdownText(redact(outcome.warning))}*`, false));
       // The model picker chose this application: switching happens there (or with the followups).
       if (!fromPicker) stream.button({ command: Commands.selectApplication, title: 'Switch Application…' });
       return {};
@@ -110,7 +114,9 @@ export class ApplicationParticipant {
     }
     if (outcome.kind === 'stopped') return {};
     const kept = outcome.textChars > 0 ? ` The partial answer above (${outcome.textChars.toLocaleString('en-US')} characters) is kept.` : '';
-    return { errorDetails: { message: redact(`${applicationLabel(app)}: ${outcome.message ?? 'The query failed.'}${kept}`) } };
+    const message = outcome.message === undefined ? 'The query failed.' : markdownText(redact(outcome.message));
+    // VS Code's Chat renders this message as Markdown (1.100 and 1.139: a MarkdownString of it).
+    return { errorDetails: { message: `${markdownText(applicationLabel(app))}: ${message}${kept}` } };
   }
 
   private remedyButton(remedy: Remedy, app: ApplicationConfig, request: vscode.ChatRequest, outcome: QueryOutcome): vscode.Command | undefined {
@@ -143,8 +149,8 @@ export class ApplicationParticipant {
       .sort((a, b) => b.name.length - a.name.length)
       .find(({ name }) => text === name || text.startsWith(`${name} `) || text.toLowerCase() === name.toLowerCase() || text.toLowerCase().startsWith(`${name.toLowerCase()} `));
     if (match === undefined) {
-      stream.markdown(untrusted(text === '' ? 'Which application should `@app` ask?\n\n' : `No application is called "${markdownText(text)}". Choose one:\n\n`));
-      for (const app of apps) stream.button({ command: Commands.selectApplication, title: `Use ${applicationLabel(app)}`, arguments: [app.id] });
+      stream.markdown(new vscode.MarkdownString(text === '' ? 'Which application should `@app` ask?\n\n' : `No application is called "${markdownText(text)}". Choose one:\n\n`, false));
+      for (const app of apps) stream.button({ command: Commands.selectApplication, title: plain`Use ${applicationLabel(app)}`, arguments: [app.id] });
       if (apps.length === 0) stream.button({ command: Commands.addApplication, title: 'Add Application…' });
       return undefined;
     }
@@ -153,7 +159,7 @@ export class ApplicationParticipant {
     if (question === '') {
       const picked = this.pickedApplication(request);
       const note = picked === undefined || picked.id === match.app.id ? '' : ` While ${markdownText(applicationLabel(picked))} is picked in the model picker, \`@app\` asks that one: pick ${markdownText(match.app.name ?? match.app.id)} there too.`;
-      stream.markdown(untrusted(`\`@app\` now asks ${markdownText(applicationLabel(match.app))}.${note}`));
+      stream.markdown(new vscode.MarkdownString(`\`@app\` now asks ${markdownText(applicationLabel(match.app))}.${note}`, false));
     }
     return { question, app: match.app };
   }

@@ -5,6 +5,7 @@ import type { ModelChatProvider, ModelInformation, ModelRequestMessage, ModelRes
 import { withAbortSignal } from './api';
 import { type ConversationTurn, estimateTokens, historyText, MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS, splitUserRequest } from './conversation';
 import type { LanguageModelDeps } from './deps';
+import { plain, plainText } from '../core/plainText';
 import { ChatTextSink } from './sink';
 
 /** The vendor and the family of every model (fixed by package.json and the product contract). */
@@ -62,11 +63,12 @@ export class ApplicationModelProvider implements ModelChatProvider, vscode.Dispo
 function modelOf(app: ApplicationConfig, origin: string): ModelInformation {
   return {
     id: app.id,
-    name: app.name ?? app.id,
+    // The picker and "Manage Language Models" show these as text; an application's name is outside text.
+    name: plainText(app.name ?? app.id),
     family: FAMILY,
     version: '1',
-    tooltip: `${applicationLabel(app)} on ${origin}: answers with text; never calls tools.`,
-    detail: new URL(origin).host,
+    tooltip: plain`${applicationLabel(app)} on ${origin}: answers with text; reads no images; never calls tools.`,
+    detail: plainText(new URL(origin).host),
     maxInputTokens: MAX_INPUT_TOKENS,
     maxOutputTokens: MAX_OUTPUT_TOKENS,
     // `toolCalling` says the model accepts requests that offer tools, and VS Code's Chat lists in
@@ -74,6 +76,9 @@ function modelOf(app: ApplicationConfig, origin: string): ModelInformation {
     // accept such requests and answer them with text; they never call a tool, so an agent's turn
     // ends with their answer. Without this the models (and @app, which needs a usable model) would
     // be unusable in that Chat.
+    // `imageInput` is what "Manage Language Models" shows as "vision" (1.139 maps it to the
+    // workbench's `capabilities.vision`, and to `supportsImageToText` for extensions): said
+    // explicitly, so the Chat also tells a user who attaches an image that it is left out.
     capabilities: { toolCalling: true, imageInput: false },
   };
 }

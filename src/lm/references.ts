@@ -6,28 +6,41 @@ import { joinContexts } from './conversation';
 /** The context a chat request's references make, and the references that could not be read. */
 export interface ReferenceContext {
   readonly context?: QueryContext;
-  /** Labels of references that are not text (images, folders…) and were not sent. */
+  /** Names of references the user attached that are not text (images, folders, problems…) and were not sent. */
   readonly skipped: readonly string[];
 }
 
 /**
- * Reads a chat request's references (`#file`, `#selection`, attached files, the editor selection
- * the chat attaches) as query context: a file reference sends the file, a location sends its
- * range, a string value is sent as it is. Anything else is skipped and named, never guessed at.
+ * Ids of the references VS Code's Chat adds on its own (1.139: instructions and prompt files as
+ * `vscode.instructions.file.root__<uri>`, `vscode.prompt.file__<uri>`; the "customizations index"
+ * of its skills, with local paths, as `vscode.customizations.index`). They are the Chat's own
+ * context for its own models, never something the user attached.
+ */
+const CHAT_OWN_IDS = /^vscode\.(prompt|instructions|customizations|promptCache|agent)/;
+/** Files that are prompts or instructions for a chat (VS Code's prompt files, skills, agent notes). */
+const PROMPT_FILE = /(\.(prompt|instructions|agent|chatmode)\.md|\/SKILL\.md|\/copilot-instructions\.md|\/AGENTS\.md|\/CLAUDE\.md)$/i;
+/** Text the user pasted into the Chat as an attachment (1.139: `chat-paste-<uuid>`). */
+const PASTED = /^chat-paste-/;
+
+/**
+ * Reads what the user attached to a chat request (`#file`, `#selection`, attached files, the
+ * editor selection the Chat attaches, pasted text) as query context: a file sends the file, a
+ * location sends its range, pasted text is sent as it is. The Chat's own instructions, indexes and
+ * prompt files, and tool references, are never sent. Anything else is not sent and is named.
  */
 export async function referenceContext(references: readonly vscode.ChatPromptReference[]): Promise<ReferenceContext> {
   const contexts: QueryContext[] = [];
   const skipped: string[] = [];
   for (const reference of references) {
-    const value = reference.value;
+    const value: unknown = reference.value;
+    if (isChatOwn(reference)) continue;
     try {
       if (value instanceof vscode.Uri) {
         contexts.push(fileContext(await vscode.workspace.openTextDocument(value)));
       } else if (value instanceof vscode.Location) {
         contexts.push(locationContext(await vscode.workspace.openTextDocument(value.uri), value.range));
-      } else if (typeof value === 'string') {
-        const label = reference.modelDescription ?? reference.id;
-        contexts.push({ kind: 'selection', label, text: value, fileName: '', languageId: '', fileText: value });
+      } else if (typeof value === 'string' && PASTED.test(reference.id)) {
+        contexts.push({ kind: 'selection', label: 'Pasted text', text: value, fileName: '', languageId: '', fileText: value });
       } else {
         skipped.push(referenceName(reference));
       }
@@ -37,6 +50,16 @@ export async function referenceContext(references: readonly vscode.ChatPromptRef
     }
   }
   return { context: joinContexts(contexts), skipped };
+}
+
+/** The Chat's (or another extension's) own context: by its id, a prompt file's path, or tool references. */
+function isChatOwn(reference: vscode.ChatPromptReference): boolean {
+  if (CHAT_OWN_IDS.test(reference.id)) return true;
+  const { toolReferences } = reference as { readonly toolReferences?: unknown };
+  if (toolReferences !== undefined) return true;
+  const value: unknown = reference.value;
+  const uri = value instanceof vscode.Uri ? value : value instanceof vscode.Location ? value.uri : undefined;
+  return uri !== undefined && PROMPT_FILE.test(uri.path);
 }
 
 function locationContext(doc: vscode.TextDocument, range: vscode.Range): QueryContext {
@@ -49,5 +72,7 @@ function locationContext(doc: vscode.TextDocument, range: vscode.Range): QueryCo
 function referenceName(reference: vscode.ChatPromptReference): string {
   const value = reference.value;
   if (value instanceof vscode.Uri) return vscode.workspace.asRelativePath(value, false);
-  return reference.id;
+  // 1.139 gives every reference the name the Chat shows for it (not in the 1.100 typings).
+  const { name } = reference as { readonly name?: unknown };
+  return typeof name === 'string' && name !== '' ? name : reference.id;
 }

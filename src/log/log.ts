@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { redact } from '../core/apiKey';
+import { maskSecrets } from '../core/secretMask';
 
 /** Channel names, fixed by the product contract. */
 export const ANSWER_CHANNEL = 'Application Query';
@@ -16,9 +16,9 @@ export class Log implements vscode.Disposable {
     this.channel = vscode.window.createOutputChannel(LOG_CHANNEL, { log: true });
   }
 
-  /** The text with every key this session has handled masked: for anything shown to the user. */
+  /** The text with every key this session has handled masked (in any encoded form): for anything shown to the user. */
   redact(message: string): string {
-    return redact(message, this.secrets());
+    return maskSecrets(message, this.secrets());
   }
 
   private clean(message: string): string {

@@ -5,8 +5,10 @@ import { detectStreamShape } from '../core/formats';
 import { ExchangeRecorder, type Exchange as RecordedExchange } from '../core/history';
 import { formatBytes } from '../core/format';
 import type { QueryOutcome, Remedy } from '../core/outcome';
+import { plainText } from '../core/plainText';
 import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../core/prepare';
 import { QUERY_ACCEPT, sendQuery } from '../core/queryClient';
+import { maskSecrets, SecretStreamMasker } from '../core/secretMask';
 import type { Settings } from '../config/settings';
 import type { Log } from '../log/log';
 import { promptForApiKey } from '../secrets/keyPrompt';
@@ -26,6 +28,8 @@ export interface RunOptions {
   readonly promptForKey?: boolean;
   /** The recorded exchange this run replays (the history links the two). */
   readonly replayOf?: string;
+  /** What the user confirmed: the run sends only this request, else ends "Not sent: …" (the agent tool). */
+  readonly expect?: { readonly applicationId: string; readonly origin: string; readonly bodyText: string };
 }
 
 /** Receives every exchange that sent a request, masked (the history). */
@@ -84,12 +88,17 @@ export class QueryRunner {
       if (!prepared.ok) {
         this.log.warn(`${prepared.label}: ${prepared.message}`);
         outcome = progress.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
+      } else if (options.expect !== undefined && (prepared.applicationId !== options.expect.applicationId || prepared.origin !== options.expect.origin || prepared.bodyText !== options.expect.bodyText)) {
+        outcome = progress.outcome({ kind: 'error', message: 'Not sent: the request is no longer the one you confirmed (the settings changed).', retryable: false, remedies: [] });
       } else {
         outcome = await this.send(prepared, fanout, progress, controller, options);
       }
     } catch (error) {
+      // What the masker held back is part of the answer: it reaches the sinks (masked) before the outcome.
+      progress.flush(fanout);
       outcome = this.failure(error, progress, prepared.ok ? prepared.url : undefined);
     } finally {
+      progress.flush(fanout);
       outcome ??= progress.outcome({ kind: 'error', message: 'The query ended unexpectedly.', retryable: true, remedies: ['retry'] });
       options.signal?.removeEventListener('abort', onOuterAbort);
       unregister();
@@ -125,10 +134,13 @@ export class QueryRunner {
       this.log.info(`API key stored for ${prepared.label} on ${prepared.origin}.`);
     }
     if (prepared.confirm !== undefined && !controller.signal.aborted) {
-      const choice = await vscode.window.showWarningMessage(prepared.confirm, { modal: true }, 'Send');
+      const choice = await vscode.window.showWarningMessage(plainText(prepared.confirm), { modal: true }, 'Send');
       if (choice !== 'Send') return progress.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
     }
     if (controller.signal.aborted) throw new AbortedError();
+    // Every key this session knows, not only this request's: a service may echo any of them.
+    const secrets = [...new Set([apiKey, ...this.keys.knownSecrets()])];
+    progress.protect(secrets);
     progress.recorder = new ExchangeRecorder({
       applicationId: prepared.applicationId,
       applicationLabel: prepared.label,
@@ -137,7 +149,7 @@ export class QueryRunner {
       url: prepared.url,
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}`, Accept: QUERY_ACCEPT },
       body: prepared.bodyText,
-      secrets: [apiKey],
+      secrets,
       replayOf: options.replayOf,
     });
     const response = await sendQuery({
@@ -158,11 +170,12 @@ export class QueryRunner {
     fanout.status(response.status);
     this.log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
     for await (const piece of response.text) {
-      progress.text(piece);
-      fanout.append(piece);
+      const shown = progress.text(piece);
+      if (shown !== '') fanout.append(shown);
     }
+    progress.flush(fanout);
     progress.recorder.format(response.format, detectStreamShape(response.format, progress.firstRaw));
-    const warnings = [...response.warnings];
+    const warnings = response.warnings.map((warning) => maskSecrets(warning, secrets));
     const remedies: Remedy[] = [];
     if (response.noTextExtracted()) remedies.push('showRaw');
     const warning = warnings.length > 0 ? warnings.join(' ') : undefined;
@@ -180,8 +193,8 @@ export class QueryRunner {
     if (error instanceof AbortedError) {
       outcome = progress.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(progress.received())}.`, retryable: true, remedies: ['retry'] });
     } else if (error instanceof HttpStatusError) {
-      progress.recorder?.headers(error.status, error.statusText, {});
-      if (error.bodyExcerpt !== '') progress.recorder?.raw(error.bodyExcerpt);
+      progress.recorder?.headers(error.status, maskSecrets(error.statusText, progress.secrets), {});
+      if (error.bodyExcerpt !== '') progress.recorder?.raw(maskSecrets(error.bodyExcerpt, progress.secrets));
       const keyProblem = error.status === 401 || error.status === 403;
       const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
       const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
@@ -202,6 +215,7 @@ export class QueryRunner {
       const message = error instanceof Error ? error.message : String(error);
       outcome = progress.outcome({ kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, message: `Unexpected failure: ${message}`, retryable: true, remedies: ['retry'] });
     }
+    if (outcome.message !== undefined) outcome = { ...outcome, message: maskSecrets(outcome.message, progress.secrets) };
     const line = `POST ${url ?? '(not sent)'} → ${outcome.httpStatus ?? 'no response'}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, ${outcome.kind}: ${outcome.message ?? ''}`;
     if (outcome.kind === 'stopped') this.log.info(line);
     else this.log.error(line);
@@ -222,7 +236,11 @@ export class QueryRunner {
 /** How much of the wire text is looked at to name the stream's shape. */
 const SHAPE_SAMPLE_CHARS = 4096;
 
-/** What one run has seen so far: status, wire bytes, text characters, and the recorder once a request goes out. */
+/**
+ * What one run has seen so far: status, wire bytes, text characters, and the recorder once a request
+ * goes out. Once the keys are known ({@link protect}), the answer and the wire text pass a
+ * {@link SecretStreamMasker} before anything (a sink, the recorder) sees them.
+ */
 class Progress {
   status: number | undefined;
   wireBytes = 0;
@@ -230,9 +248,20 @@ class Progress {
   recorder: ExchangeRecorder | undefined;
   /** The start of the wire text, to name the stream's shape in the history. */
   firstRaw = '';
+  /** The keys masked in everything this run shows or records. */
+  secrets: readonly string[] = [];
+  private textMasker: SecretStreamMasker | undefined;
+  private rawMasker: SecretStreamMasker | undefined;
   private bytesReceived: (() => number) | undefined;
 
   constructor(private readonly startedAt: number) {}
+
+  /** Masks these keys from now on. */
+  protect(secrets: readonly string[]): void {
+    this.secrets = secrets;
+    this.textMasker = new SecretStreamMasker(secrets);
+    this.rawMasker = new SecretStreamMasker(secrets);
+  }
 
   headers(response: { status: number; bytesReceived: () => number }): void {
     this.status = response.status;
@@ -240,13 +269,33 @@ class Progress {
   }
 
   raw(text: string): void {
+    this.recordRaw(this.rawMasker === undefined ? text : this.rawMasker.push(text));
+  }
+
+  /** The next piece of the answer in; what may be shown now out (masked, maybe empty: a possible key's start waits). */
+  text(piece: string): string {
+    return this.recordText(this.textMasker === undefined ? piece : this.textMasker.push(piece));
+  }
+
+  /** Releases what the maskers hold (a partial key at the very end masked) to the recorder and the sinks; safe to call again. */
+  flush(fanout: Fanout): void {
+    const raw = this.rawMasker?.end() ?? '';
+    if (raw !== '') this.recordRaw(raw);
+    const tail = this.recordText(this.textMasker?.end() ?? '');
+    if (tail !== '') fanout.append(tail);
+  }
+
+  private recordRaw(text: string): void {
+    if (text === '') return;
     if (this.firstRaw.length < SHAPE_SAMPLE_CHARS) this.firstRaw += text.slice(0, SHAPE_SAMPLE_CHARS - this.firstRaw.length);
     this.recorder?.raw(text);
   }
 
-  text(piece: string): void {
+  private recordText(piece: string): string {
+    if (piece === '') return '';
     this.textChars += piece.length;
     this.recorder?.text(piece);
+    return piece;
   }
 
   /** Body bytes received on the wire so far. */

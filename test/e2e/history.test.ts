@@ -79,7 +79,7 @@ describe(`History and inspector end to end (VS Code ${VSCODE_VERSION_OF[e2eVersi
     await clickMenuEntry(page, 'Copy as cURL');
     await waitForNotification(page, /Copied a cURL command/);
     const command = await page.evaluate(() => navigator.clipboard.readText());
-    assert.match(command, /^curl -N -X POST 'http:\/\/127\.0\.0\.1:\d+\/api\/applications\/demo-assistant\/query'/);
+    assert.match(command, /^curl -N -X POST --url 'http:\/\/127\.0\.0\.1:\d+\/api\/applications\/demo-assistant\/query'/);
     assert.ok(command.includes('"Authorization: Bearer $APPLICATION_QUERY_KEY"'));
     assert.ok(!command.includes(service.keyFor('demo-assistant')));
   });

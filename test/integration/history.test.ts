@@ -63,7 +63,7 @@ describe('History: every exchange kept, replayable, shareable without the key', 
     const result = await api.runQuery({ applicationId: 'echo', question: "it's $(date) `now`" });
     await vscode.commands.executeCommand('applicationQuery.copyAsCurl', result.outcome.exchangeId);
     const command = await vscode.env.clipboard.readText();
-    assert.match(command, /^curl -N -X POST '/);
+    assert.match(command, /^curl -N -X POST --url '/);
     assert.ok(command.includes('"Authorization: Bearer $APPLICATION_QUERY_KEY"'), command);
     assert.ok(!command.includes(keys.echo), 'the key is not in the command');
     assert.ok(!command.includes(keys.echo.slice(-4) + "'"), 'not even its masked form');

@@ -7,6 +7,15 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { bulkBytes } from '../../service/apps';
+import { CurrentApplication } from '../../src/config/currentApplication';
+import { Settings } from '../../src/config/settings';
+import type { LanguageModelDeps } from '../../src/lm/deps';
+import { ApplicationParticipant } from '../../src/lm/participant';
+import { AskApplicationTool } from '../../src/lm/tool';
+import { Log } from '../../src/log/log';
+import { QueryRegistry } from '../../src/query/registry';
+import { QueryRunner } from '../../src/query/runner';
+import { KeyStore } from '../../src/secrets/keyStore';
 import { EXTENSION_ID, hooks, received, serviceKeys, waitFor } from './hooks';
 
 const VENDOR = 'application-query';
@@ -23,6 +32,7 @@ interface ChatModel {
   readonly name: string;
   readonly vendor: string;
   readonly maxInputTokens: number;
+  readonly capabilities?: { readonly supportsImageToText?: boolean; readonly supportsToolCalling?: boolean };
   sendRequest(messages: vscode.LanguageModelChatMessage[], options?: object, token?: vscode.CancellationToken): Thenable<{ text: AsyncIterable<string> }>;
   countTokens(text: string): Thenable<number>;
 }
@@ -112,7 +122,8 @@ describe("VS Code's Chat: each application with a key is a model", function () {
     const echo = await model('echo');
     assert.equal(echo.vendor, VENDOR);
     assert.equal(echo.name, 'Echo');
-    // Capabilities are not visible to extensions using a model (1.139); the e2e suite sees the model in Agent mode's picker.
+    // What "Manage Language Models" shows as "vision" is what extensions read as supportsImageToText (1.139).
+    assert.deepEqual({ ...echo.capabilities }, { supportsImageToText: false, supportsToolCalling: true, editToolsHint: undefined }, 'no image input; tool-bearing requests accepted');
     assert.equal(echo.maxInputTokens, 131_072, 'the 512 K character confirmation threshold, in estimated tokens');
     const ids = (await models()).map((m) => m.id);
     assert.ok(ids.includes('bulk') && ids.includes('stall'));
@@ -221,5 +232,189 @@ describe("VS Code's Chat: the askApplication tool", function () {
     const text = await invoke({ application: 'fail-500', question: 'x' });
     assert.match(text, /HTTP 500/);
     assert.ok(!text.includes(keys['fail-500']));
+  });
+});
+
+/** SecretStorage in memory: the parts below run beside the extension, with keys of their own. */
+class MemorySecrets implements vscode.SecretStorage {
+  private readonly values = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
+  readonly onDidChange = this.changed.event;
+  get(key: string): Thenable<string | undefined> {
+    return Promise.resolve(this.values.get(key));
+  }
+  store(key: string, value: string): Thenable<void> {
+    this.values.set(key, value);
+    return Promise.resolve();
+  }
+  delete(key: string): Thenable<void> {
+    this.values.delete(key);
+    return Promise.resolve();
+  }
+}
+
+/** A Memento in memory (the current application). */
+class MemoryMemento implements vscode.Memento {
+  private readonly values = new Map<string, unknown>();
+  keys(): readonly string[] {
+    return [...this.values.keys()];
+  }
+  get<T>(key: string, defaultValue?: T): T | undefined {
+    return this.values.has(key) ? (this.values.get(key) as T) : defaultValue;
+  }
+  update(key: string, value: unknown): Thenable<void> {
+    this.values.set(key, value);
+    return Promise.resolve();
+  }
+}
+
+/** The Chat parts' dependencies, built as the extension builds them, with keys for `ids` stored. */
+async function chatDeps(ids: readonly string[]): Promise<LanguageModelDeps & vscode.Disposable> {
+  const settings = new Settings();
+  const keys = new KeyStore(new MemorySecrets());
+  const log = new Log(() => keys.knownSecrets());
+  const registry = new QueryRegistry();
+  const current = new CurrentApplication(new MemoryMemento(), settings);
+  const base = settings.baseUrl();
+  if (!base.ok) throw new Error(base.message);
+  const serviceKeyOf = await serviceKeys();
+  for (const id of ids) await keys.set({ origin: base.origin, applicationId: id }, serviceKeyOf[id]);
+  const runner = new QueryRunner(settings, keys, log, registry);
+  const extensionUri = vscode.Uri.file(__dirname);
+  return { extensionUri, settings, keys, current, runner, log, dispose: () => {
+      vscode.Disposable.from(settings, log, registry, current).dispose();
+    } };
+}
+
+const NO_TOKEN = new vscode.CancellationTokenSource().token;
+
+describe("VS Code's Chat: the askApplication tool sends only what the user confirmed", () => {
+  let deps: LanguageModelDeps & vscode.Disposable;
+  let tool: AskApplicationTool;
+
+  before(async () => {
+    deps = await chatDeps(['echo', 'demo-assistant']);
+    tool = new AskApplicationTool(deps);
+  });
+
+  after(() => {
+    deps.dispose();
+  });
+
+  function confirmation(input: { application?: string; question: string; context?: string }): { title: string; message: string } {
+    const prepared = tool.prepareInvocation({ input });
+    const messages = prepared.confirmationMessages;
+    assert.ok(messages, 'the user is asked first');
+    return { title: messages.title, message: typeof messages.message === 'string' ? messages.message : messages.message.value };
+  }
+
+  async function invoke(input: { application?: string; question: string; context?: string }): Promise<string> {
+    const result = await tool.invoke({ input, toolInvocationToken: undefined }, NO_TOKEN);
+    return result.content.map((part) => (part instanceof vscode.LanguageModelTextPart ? part.value : '')).join('');
+  }
+
+  async function sentSince(count: number): Promise<string[]> {
+    return (await received()).slice(count).filter((r) => r.path.endsWith('/query')).map((r) => r.path);
+  }
+
+  it('sends to the application the user confirmed, though the current one changed since', async () => {
+    await deps.current.set('echo');
+    const input = { question: 'Which application am I? 7f3a' };
+    const shown = confirmation(input);
+    assert.match(shown.title, /Ask Echo/);
+    await deps.current.set('demo-assistant');
+    const before = (await received()).length;
+    const text = await invoke(input);
+    assert.deepEqual(await sentSince(before), ['/api/applications/echo/query']);
+    assert.ok(shown.message.includes(text), 'the confirmation showed the exact body that was sent');
+  });
+
+  it('sends nothing when the request changed after the confirmation, and says why', async () => {
+    await deps.current.set('echo');
+    const input = { application: 'echo', question: 'What changed? 91bc' };
+    confirmation(input);
+    await setApplicationTemplate('echo', { query: '${input}', extra: 'added after the confirmation' });
+    const before = (await received()).length;
+    const text = await invoke(input).finally(() => setApplicationTemplate('echo', undefined));
+    assert.match(text, /^Not sent: /);
+    assert.match(text, /no longer the one the user confirmed/);
+    assert.deepEqual(await sentSince(before), []);
+  });
+
+  it('sends nothing that was never confirmed, and a confirmation is used once', async () => {
+    const before = (await received()).length;
+    assert.match(await invoke({ application: 'echo', question: 'unconfirmed' }), /^Not sent: the user did not confirm/);
+    const input = { application: 'echo', question: 'once' };
+    confirmation(input);
+    assert.match(await invoke(input), /"query":"once"/);
+    assert.match(await invoke(input), /^Not sent: /);
+    assert.equal((await sentSince(before)).length, 1);
+  });
+
+  it('shows a long request cut, saying it is the request that is cut, in a fence no backtick run closes', () => {
+    const { message } = confirmation({ application: 'echo', question: '`'.repeat(10) + 'x'.repeat(6000) });
+    assert.match(message, /The request is shown cut at [\d,]+ of [\d,]+ characters; all of it is sent\./);
+    assert.doesNotMatch(message, /answer was cut/);
+    assert.ok(message.includes(`${'`'.repeat(11)}json\n`), 'the fence is longer than the longest backtick run');
+  });
+});
+
+describe("VS Code's Chat: @app sends only what the user attached", () => {
+  let deps: LanguageModelDeps & vscode.Disposable;
+
+  before(async () => {
+    deps = await chatDeps(['echo', 'hostile']);
+  });
+
+  after(() => {
+    deps.dispose();
+  });
+
+  /** Runs the participant's handler on a request of our making; returns the Markdown it streamed. */
+  async function ask(prompt: string, references: readonly vscode.ChatPromptReference[], applicationId = 'echo'): Promise<string> {
+    await deps.current.set(applicationId);
+    const participant = new ApplicationParticipant(deps);
+    let markdown = '';
+    const stream = {
+      markdown: (value: string | vscode.MarkdownString) => void (markdown += typeof value === 'string' ? value : value.value),
+      button: () => undefined,
+    } as unknown as vscode.ChatResponseStream;
+    const request = { prompt, command: undefined, references, toolReferences: [], toolInvocationToken: undefined } as unknown as vscode.ChatRequest;
+    await participant.handle(request, { history: [] }, stream, NO_TOKEN);
+    return markdown;
+  }
+
+  it('sends an attached file and a selection, never the Chat\'s customizations index or instructions', async () => {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    assert.ok(folder);
+    const sample = vscode.Uri.joinPath(folder, 'sample.ts');
+    const readme = vscode.Uri.joinPath(folder, 'README.md');
+    const index = '<skills>\n<skill name="secret-skill" path="/home/someone/.copilot/skills/secret-skill/SKILL.md"/>\n</skills>';
+    const references = [
+      { id: sample.toString(), name: 'sample.ts', value: sample },
+      { id: 'vscode.implicit.selection', name: 'README.md', value: new vscode.Location(readme, new vscode.Range(0, 2, 0, 18)) },
+      { id: 'vscode.customizations.index', name: 'prompt:customizationsIndex', value: index, modelDescription: 'Chat customizations index' },
+      { id: `vscode.instructions.file.root__${readme.toString()}`, name: 'prompt:README.md', value: readme, toolReferences: [] },
+      { id: 'vscode.implicit.string', name: 'another extension\'s context', value: 'context-from-elsewhere 5d1e' },
+    ] as unknown as vscode.ChatPromptReference[];
+    const before = (await received()).length;
+    const markdown = await ask('What is this?', references);
+    const sent = (await received()).slice(before).filter((r) => r.path.endsWith('/echo/query'));
+    assert.equal(sent.length, 1);
+    const body = sent[0].body;
+    assert.ok(body.includes('return a + b;'), 'the attached file is sent');
+    assert.ok(body.includes('Sample workspace'), 'the selection is sent');
+    assert.ok(!body.includes('secret-skill') && !body.includes('.copilot'), 'the customizations index is not sent');
+    assert.ok(!body.includes('Used by the integration tests'), 'the instructions file (the rest of README.md) is not sent');
+    assert.ok(!body.includes('context-from-elsewhere'), 'an unknown string reference is not sent');
+    assert.match(markdown, /Not sent \(not text\): another extension\\'s context/, 'the unknown reference is named');
+    assert.doesNotMatch(markdown, /customizations/i, 'the Chat\'s own context is left out silently');
+  });
+
+  it('shows the images of an answer as links', async () => {
+    const markdown = await ask('Show me', [], 'hostile');
+    assert.ok(markdown.length > 0);
+    assert.doesNotMatch(markdown.replace(/\\!/g, ''), /!\[/, 'no image syntax is left');
+    assert.doesNotMatch(markdown, /<img/i);
   });
 });

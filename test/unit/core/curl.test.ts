@@ -54,7 +54,7 @@ describe('curl', () => {
       assert.equal(
         toCurl(request),
         [
-          "curl -N -X POST 'https://service.example.com/api/applications/my-app/query' \\",
+          "curl -N -X POST --url 'https://service.example.com/api/applications/my-app/query' \\",
           "  -H 'Content-Type: application/json' \\",
           '  -H "Authorization: Bearer $APPLICATION_QUERY_KEY" \\',
           "  -H 'Accept: text/plain' \\",
@@ -75,11 +75,11 @@ describe('curl', () => {
 
     it('leaves out headers curl writes itself, and the body of a GET', () => {
       const command = toCurl({ method: 'get', url: 'https://x.example/api/me', headers: { Host: 'x', 'Content-Length': '3', Accept: 'application/json' } });
-      assert.equal(command, "curl -N -X GET 'https://x.example/api/me' \\\n  -H 'Accept: application/json'");
+      assert.equal(command, "curl -N -X GET --url 'https://x.example/api/me' \\\n  -H 'Accept: application/json'");
     });
 
     it('turns off URL globbing when the URL has brackets or braces', () => {
-      assert.match(toCurl({ ...request, url: 'http://[::1]:8787/api/applications/a/query' }), /^curl -N -X POST --globoff 'http:\/\/\[::1\]:8787\//);
+      assert.match(toCurl({ ...request, url: 'http://[::1]:8787/api/applications/a/query' }), /^curl -N -X POST --globoff --url 'http:\/\/\[::1\]:8787\//);
       assert.doesNotMatch(toCurl(request), /globoff/);
     });
 

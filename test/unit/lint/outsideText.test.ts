@@ -6,7 +6,9 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Linter } from 'eslint';
 
-// The rule is an ES module (eslint.config.mjs loads it); a CommonJS test loads it with import().
+// The rule is an ES module (eslint.config.mjs loads it). TypeScript turns import() into require() in
+// this CommonJS build, so the real import() is reached through a function made at run time.
+// eslint-disable-next-line @typescript-eslint/no-implied-eval
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<{ default: unknown }>;
 
 const root = path.resolve(__dirname, '..', '..', '..', '..');
@@ -47,6 +49,7 @@ describe('lint: outside text reaches VS Code only through plainText', () => {
       'const md2 = new vscode.MarkdownString(plain`**${label}**`);',
       'declare const stream: vscode.ChatResponseStream; stream.markdown(plainText(label));',
       "const result = { errorDetails: { message: label } };",
+      "const result2 = { errorDetails: { message: plainText(label) } };",
     ];
     for (const line of bad) {
       assert.deepEqual(await lint(header + line), [line], `expected one error for: ${line}`);
@@ -65,6 +68,7 @@ describe('lint: outside text reaches VS Code only through plainText', () => {
       'const tree = new vscode.TreeItem(plainText(label));',
       'const md = new vscode.MarkdownString(plainMarkdown`**${label}**`);',
       'declare const stream: vscode.ChatResponseStream; stream.markdown(markdownText(label));',
+      'const result = { errorDetails: { message: markdownText(label) } };',
     ];
     for (const line of good) {
       assert.deepEqual(await lint(header + line), [], `expected no error for: ${line}`);
