@@ -3,7 +3,7 @@
 // real core client (sendQuery), so this measures our abort plumbing, not a model of it.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendQuery } from '../src/core/queryClient';
+import { sendQuery } from '../src/client/queryClient';
 import { quantile, type BenchRow } from './core';
 
 const REPEATS = 20;

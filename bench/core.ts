@@ -3,9 +3,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { TextBatcher } from '../src/core/batcher';
-import { GROUP_SIZE } from '../src/protocol/answerBlocks';
-import { sendQuery } from '../src/core/queryClient';
+import { TextBatcher } from '../src/shared/batcher';
+import { GROUP_SIZE } from '../src/shared/answer/blocks';
+import { sendQuery } from '../src/client/queryClient';
 
 /** One line of a benchmark report. */
 export interface BenchRow {

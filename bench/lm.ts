@@ -10,7 +10,7 @@ import { automationLogLines } from '../test/launch/automationLog';
 import { runVersion } from '../test/launch/runIntegration';
 import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
-import { CHAT_FLUSH_MS } from '../src/lm/sink';
+import { CHAT_FLUSH_MS } from '../src/host/vscodeChat/sink';
 import { LM_SCENARIOS, lmChunk, type LmRun } from './lmShared';
 
 /** The most writes into the Chat a second, and the added latency at a model's pace (median). */

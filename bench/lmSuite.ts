@@ -3,15 +3,15 @@
 // query pipeline, fed by the benchmark's rate server; their ChatResponseStream / progress are
 // recorders. Prints one `AQ_LM_BENCH {json}` line for bench/lm.ts.
 import * as vscode from 'vscode';
-import { CurrentApplication } from '../src/config/currentApplication';
-import { Settings } from '../src/config/settings';
-import { Log } from '../src/log/log';
-import { ApplicationParticipant } from '../src/lm/participant';
-import { ApplicationModelProvider } from '../src/lm/provider';
-import { QueryRegistry } from '../src/query/registry';
-import { QueryRunner } from '../src/query/runner';
-import type { QuerySink } from '../src/query/types';
-import { KeyStore } from '../src/secrets/keyStore';
+import { CurrentApplication } from '../src/host/platform/currentApplication';
+import { Settings } from '../src/host/platform/settings';
+import { Log } from '../src/host/platform/log';
+import { ApplicationParticipant } from '../src/host/vscodeChat/participant';
+import { ApplicationModelProvider } from '../src/host/vscodeChat/provider';
+import { QueryRegistry } from '../src/host/query/registry';
+import { QueryRunner } from '../src/host/query/runner';
+import type { QuerySink } from '../src/host/query/types';
+import { KeyStore } from '../src/host/platform/keyStore';
 import { SUITE_START_MARKER } from '../test/launch/automationLog';
 import { LM_SCENARIOS, lmChunk, type LmRun, type LmScenario } from './lmShared';
 

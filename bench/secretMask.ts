@@ -1,6 +1,6 @@
 // How fast SecretStreamMasker masks an answer stream: 50 MiB of text in 8-byte and 64 KiB chunks,
 // with a 40-character key echoed a few times. `npm run compile-tests && node out/bench/secretMask.js`
-import { SecretStreamMasker } from '../src/core/secretMask';
+import { SecretStreamMasker } from '../src/shared/secretMask';
 
 const KEY = 'aq_Bench/"\\%+key-0123456789-abcdefghijXY';
 const TOTAL_MIB = 50;

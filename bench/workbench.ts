@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
-import { GROUP_SIZE } from '../src/protocol/answerBlocks';
+import { GROUP_SIZE } from '../src/shared/answer/blocks';
 import { delay, waitFor } from '../test/launch/util';
 import {
   launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, sendFromComposer, setApiKey, showOutputChannel, surfaceFrame, type Workbench,

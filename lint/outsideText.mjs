@@ -1,7 +1,7 @@
 // Lint rule `aq/outside-text`: every value that reaches a sink VS Code may render as a link, a
 // command, an icon or Markdown (notifications, progress messages, input boxes, quick picks, the
 // status bar, tree items, hovers, dialogs, VS Code's Chat) is either the extension's own literal
-// words or goes through the one helper that makes outside text inert (src/core/plainText.ts).
+// words or goes through the one helper that makes outside text inert (src/shared/plainText.ts).
 // A sink fed anything else is an error; a deliberate exception carries an eslint-disable comment
 // that says why.
 
@@ -32,10 +32,10 @@ function propertyName(property) {
 const rule = {
   meta: {
     type: 'problem',
-    docs: { description: 'Outside text reaches VS Code only through src/core/plainText.ts.' },
+    docs: { description: 'Outside text reaches VS Code only through src/shared/plainText.ts.' },
     messages: {
-      text: 'This {{sink}} renders links, commands and icons: pass literal text, a plain`…` template, or plainText(…) (src/core/plainText.ts).',
-      markdown: 'This {{sink}} renders Markdown: pass literal Markdown, a plainMarkdown`…` template, or markdownText(…) (src/core/plainText.ts).',
+      text: 'This {{sink}} renders links, commands and icons: pass literal text, a plain`…` template, or plainText(…) (src/shared/plainText.ts).',
+      markdown: 'This {{sink}} renders Markdown: pass literal Markdown, a plainMarkdown`…` template, or markdownText(…) (src/shared/plainText.ts).',
     },
     schema: [],
   },

@@ -1,26 +1,26 @@
 import type * as vscode from 'vscode';
-import { registerApplicationsView } from './applications/applicationsView';
-import { CurrentApplication } from './config/currentApplication';
-import { registerStatusBar } from './applications/statusBar';
-import { ChatHistory } from './chat/chatHistory';
-import { registerChatView } from './chat/chatView';
-import { registerApplicationCommands } from './commands/applicationCommands';
-import { registerDiagnoseCommand } from './commands/diagnoseCommand';
-import { registerGetCommand } from './commands/getCommand';
-import { registerKeyCommands } from './commands/keyCommands';
-import { registerLanguageModelFeatures } from './lm';
-import { registerQueryCommands } from './commands/queryCommands';
-import { registerSettingsProblems } from './config/problems';
-import { Settings } from './config/settings';
-import { HistoryStore } from './core/history';
-import { historyStorage, registerHistory } from './history';
-import { Log } from './log/log';
-import { FailureNotifier } from './notifications/failures';
-import { AnswerChannel } from './output/outputChannelSink';
-import { AnswerPanels } from './panel/answerPanel';
-import { QueryRegistry } from './query/registry';
-import { QueryRunner } from './query/runner';
-import { KeyStore } from './secrets/keyStore';
+import { registerApplicationsView } from './host/applications/applicationsView';
+import { CurrentApplication } from './host/platform/currentApplication';
+import { registerStatusBar } from './host/applications/statusBar';
+import { ChatHistory } from './host/sidebarChat/chatHistory';
+import { registerChatView } from './host/sidebarChat/chatView';
+import { registerApplicationCommands } from './host/commands/applicationCommands';
+import { registerDiagnoseCommand } from './host/commands/diagnoseCommand';
+import { registerGetCommand } from './host/commands/getCommand';
+import { registerKeyCommands } from './host/commands/keyCommands';
+import { registerLanguageModelFeatures } from './host/vscodeChat';
+import { registerQueryCommands } from './host/commands/queryCommands';
+import { registerSettingsProblems } from './host/platform/settingsProblems';
+import { Settings } from './host/platform/settings';
+import { HistoryStore } from './client/history';
+import { historyStorage, registerHistory } from './host/history';
+import { Log } from './host/platform/log';
+import { FailureNotifier } from './host/query/failures';
+import { AnswerChannel } from './host/output/outputChannelSink';
+import { AnswerPanels } from './host/answerPanel/answerPanel';
+import { QueryRegistry } from './host/query/registry';
+import { QueryRunner } from './host/query/runner';
+import { KeyStore } from './host/platform/keyStore';
 
 /** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
 export interface ExtensionParts {

@@ -1,4 +1,4 @@
-import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type HeldGroup, type SurfaceState, type Turn } from '../protocol/messages';
+import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type HeldGroup, type SurfaceState, type Turn } from '../shared/protocol';
 import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';

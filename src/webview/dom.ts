@@ -47,24 +47,3 @@ export function retarget(element: HTMLButtonElement, action: string, label: stri
     element.append(h('span', { text }));
   }
 }
-
-/** Human-readable size of a byte count. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) {
-    return `${bytes} B`;
-  }
-  if (bytes < 1024 * 1024) {
-    return `${(bytes / 1024).toFixed(1)} KB`;
-  }
-  return `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
-}
-
-/** UTF-8 length of a string piece; a surrogate half counts 2, so split pairs still add up to 4. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    bytes += unit < 0x80 ? 1 : unit < 0x800 ? 2 : unit >= 0xd800 && unit <= 0xdfff ? 2 : 3;
-  }
-  return bytes;
-}

@@ -1,4 +1,4 @@
-import type { WebviewToHost } from '../protocol/messages';
+import type { WebviewToHost } from '../shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;

@@ -15,7 +15,7 @@
  *   [data-role="announcer"] (the polite live region)   panel: [data-role="title"], [data-role="bytes"],
  *       body[data-status] (status of the latest answer)
  */
-import { assertNever, type HostToWebview } from '../protocol/messages';
+import { assertNever, type HostToWebview } from '../shared/protocol';
 import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';

@@ -1,5 +1,6 @@
-import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../protocol/messages';
-import { button, formatBytes, h } from './dom';
+import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import { formatBytes } from '../shared/format';
+import { button, h } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';

@@ -1,4 +1,4 @@
-import type { ApplicationInfo, AttachmentInfo, HeldGroup, SurfaceState, Turn } from '../protocol/messages';
+import type { ApplicationInfo, AttachmentInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import type { TurnEnd } from './transcript';
 
 /** What main.ts drives: one method per host message. */

@@ -1,5 +1,6 @@
-import type { HeldGroup, HostToWebview, Turn, TurnStatus, WebviewToHost } from '../protocol/messages';
-import { button, h, icon, utf8Length } from './dom';
+import type { HeldGroup, HostToWebview, Turn, TurnStatus, WebviewToHost } from '../shared/protocol';
+import { utf8Length } from '../shared/format';
+import { button, h, icon } from './dom';
 import { IncrementalRenderer } from './render';
 
 /** The `turnEnd` message. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
-import type { HeldGroup } from '../../src/protocol/messages';
+import type { HeldGroup } from '../../src/shared/protocol';
 
 /** The repository root (this file runs from out/test/browser). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');

@@ -5,7 +5,7 @@ import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/core';
 
 export * from '../../src/webview/render/index';
-export { GROUP_SIZE } from '../../src/protocol/answerBlocks';
+export { GROUP_SIZE } from '../../src/shared/answer/blocks';
 
 /** Characters given to each stage since the last reset. */
 export const work = { parsed: 0, highlighted: 0, sanitized: 0 };

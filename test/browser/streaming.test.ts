@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from './harness';
-import { HeldText } from '../../src/core/heldText';
-import { GROUP_SIZE } from '../../src/protocol/answerBlocks';
+import { HeldText } from '../../src/shared/answer/heldText';
+import { GROUP_SIZE } from '../../src/shared/answer/blocks';
 import { longShapes } from './shapes';
 
 interface ProbeGlobal extends RendererGlobal {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import type { ApplicationInfo, AttachmentInfo, HostToWebview, SurfaceState, Turn } from '../../src/protocol/messages';
+import type { ApplicationInfo, AttachmentInfo, HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
 import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from './harness';
 
 const APPS: ApplicationInfo[] = [

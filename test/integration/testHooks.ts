@@ -1,11 +1,11 @@
 import type * as vscode from 'vscode';
-import type { QueryOutcome } from '../../src/core/outcome';
-import type { QueryInput } from '../../src/core/prepare';
-import { HistoryStore, type Exchange } from '../../src/core/history';
-import { setApiKeyFlow } from '../../src/commands/keyCommands';
+import type { QueryOutcome } from '../../src/shared/outcome';
+import type { QueryInput } from '../../src/shared/prepare';
+import { HistoryStore, type Exchange } from '../../src/client/history';
+import { setApiKeyFlow } from '../../src/host/commands/keyCommands';
 import { compose, type ExtensionParts } from '../../src/extension';
-import { historyStorage } from '../../src/history';
-import type { QuerySink } from '../../src/query/types';
+import { historyStorage } from '../../src/host/history';
+import type { QuerySink } from '../../src/host/query/types';
 
 /**
  * What the test build of the extension exports to the integration suite and the extension-host

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { createMarkdown } from '../../src/protocol/answerBlocks';
-import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage } from '../../src/protocol/messages';
+import { createMarkdown } from '../../src/shared/answer/blocks';
+import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage } from '../../src/shared/protocol';
 import { TRICKY } from '../browser/corpus';
 import { longShapes } from '../browser/shapes';
 

@@ -8,7 +8,7 @@
  * The rule depends only on a child's index, so the streamed DOM and a one-shot render (see the
  * `aq_groups` rule in markdown.ts) group the same children.
  */
-import { GROUP_SIZE } from '../../protocol/answerBlocks';
+import { GROUP_SIZE } from '../../shared/answer/blocks';
 
 export { GROUP_SIZE };
 

@@ -1,5 +1,5 @@
-import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../protocol/answerBlocks';
-import type { HeldGroup } from '../../protocol/messages';
+import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../shared/answer/blocks';
+import type { HeldGroup } from '../../shared/protocol';
 import { Grouper, replacePlacement, type Placement } from './groups';
 import { LazyGroups } from './lazy';
 import {

@@ -8,8 +8,8 @@
  * it, see core/heldText.ts) wait the same way, and their text is asked for when they come near.
  */
 
-import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../protocol/answerBlocks';
-import type { HeldGroup } from '../../protocol/messages';
+import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../shared/answer/blocks';
+import type { HeldGroup } from '../../shared/protocol';
 import { parseBlocks, type References } from './markdown';
 
 /**

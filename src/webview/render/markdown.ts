@@ -1,7 +1,7 @@
 import type MarkdownIt from 'markdown-it';
 import DOMPurify from 'dompurify';
 import { codeLanguage, highlightCode } from './code';
-import { createMarkdown, GROUP_SIZE, startsGroup } from '../../protocol/answerBlocks';
+import { createMarkdown, GROUP_SIZE, startsGroup } from '../../shared/answer/blocks';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;

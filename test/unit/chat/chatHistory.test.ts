@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { ChatHistory } from '../../../src/chat/chatHistory';
-import type { Turn } from '../../../src/protocol/messages';
+import { ChatHistory } from '../../../src/host/sidebarChat/chatHistory';
+import type { Turn } from '../../../src/shared/protocol';
 
 const KEY = 'aq_chat/"KEY\\never-saved-4Xz9';
 

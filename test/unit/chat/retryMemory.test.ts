@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { RETRY_MEMORY_BUDGET_BYTES, RetryMemory, stringBytes } from '../../../src/chat/retryMemory';
+import { RETRY_MEMORY_BUDGET_BYTES, RetryMemory, stringBytes } from '../../../src/host/sidebarChat/retryMemory';
 
 interface Input {
   readonly applicationId: string;

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { redact, validateApiKey } from '../../../src/core/apiKey';
+import { redact, validateApiKey } from '../../../src/shared/apiKey';
 
 describe('apiKey', () => {
   describe('validateApiKey', () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { applicationLabel, parseApplications, validateApplicationId } from '../../../src/core/applications';
+import { applicationLabel, parseApplications, validateApplicationId } from '../../../src/shared/applications';
 
 describe('applications', () => {
   it('reads valid entries with all fields', () => {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { isLoopbackHost, validateBaseUrl, type BaseUrlCheck } from '../../../src/core/baseUrl';
+import { isLoopbackHost, validateBaseUrl, type BaseUrlCheck } from '../../../src/shared/baseUrl';
 
 function accepted(raw: string): Extract<BaseUrlCheck, { ok: true }> {
   const check = validateBaseUrl(raw);

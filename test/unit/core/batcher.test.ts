@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { TextBatcher } from '../../../src/core/batcher';
+import { TextBatcher } from '../../../src/shared/batcher';
 import { waitFor } from '../helpers/loopback';
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

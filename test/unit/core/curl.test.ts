@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { startService, type ReferenceService } from '../../../service/server';
-import { CURL_KEY_VARIABLE, shellQuote, toCurl, type CurlRequest } from '../../../src/core/curl';
-import { QUERY_ACCEPT } from '../../../src/core/queryClient';
+import { CURL_KEY_VARIABLE, shellQuote, toCurl, type CurlRequest } from '../../../src/client/curl';
+import { QUERY_ACCEPT } from '../../../src/client/queryClient';
 
 const CANARY = 'aq_CANARY-never-in-a-command-0123456789';
 

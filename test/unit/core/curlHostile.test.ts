@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CURL_KEY_VARIABLE, curlShellFor, powerShellQuote, toCurl, toPowerShellCurl, type CurlRequest } from '../../../src/core/curl';
+import { CURL_KEY_VARIABLE, curlShellFor, powerShellQuote, toCurl, toPowerShellCurl, type CurlRequest } from '../../../src/client/curl';
 import { startServer, type TestServer } from '../helpers/loopback';
 
 const KEY = 'aq_hostile-KEY-0123456789';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { CUT_CHARACTER_WARNING, decodeUtf8, Utf8StreamDecoder } from '../../../src/core/decode';
+import { CUT_CHARACTER_WARNING, decodeUtf8, Utf8StreamDecoder } from '../../../src/client/decode';
 import { collect, fromArray } from '../helpers/loopback';
 
 const encoder = new TextEncoder();

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startService, type ReferenceService } from '../../../service/server';
-import { diagnose, formatDiagnosis, type Diagnosis, type DiagnosisStep, type StepId } from '../../../src/core/diagnose';
+import { diagnose, formatDiagnosis, type Diagnosis, type DiagnosisStep, type StepId } from '../../../src/client/diagnose';
 import { closedPort, startServer } from '../helpers/loopback';
 
 const CANARY = 'aq_CANARY-diagnose-never-shown-8K2P';

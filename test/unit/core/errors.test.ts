@@ -12,7 +12,7 @@ import {
   StreamInterruptedError,
   TimeoutError,
   UnexpectedContentError,
-} from '../../../src/core/errors';
+} from '../../../src/client/errors';
 
 describe('errors', () => {
   it('gives every class its kind, its name and a QueryError base', () => {

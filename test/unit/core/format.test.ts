@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { formatBytes, formatDuration } from '../../../src/core/format';
+import { formatBytes, formatDuration } from '../../../src/shared/format';
 
 describe('format', () => {
   it('formatBytes', () => {

@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { answerPieces, demoAnswer } from '../../../service/apps';
 import { frameAnswer, type FramedApplicationId } from '../../../service/framing';
 import { startService, type ReferenceService } from '../../../service/server';
-import { decodeUtf8 } from '../../../src/core/decode';
-import { StreamFormatError } from '../../../src/core/errors';
+import { decodeUtf8 } from '../../../src/client/decode';
+import { StreamFormatError } from '../../../src/client/errors';
 import {
   describeWireFormat,
   detectFormat,
@@ -14,8 +14,8 @@ import {
   sniffFormat,
   type StreamShape,
   type WireFormat,
-} from '../../../src/core/formats';
-import { sendQuery } from '../../../src/core/queryClient';
+} from '../../../src/client/formats';
+import { sendQuery } from '../../../src/client/queryClient';
 import { collect, fromArray } from '../helpers/loopback';
 
 function headers(values: Record<string, string> = {}): { get(name: string): string | null } {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { AbortedError, HttpStatusError, InvalidJsonError, NetworkError, QueryError, RedirectError, TimeoutError } from '../../../src/core/errors';
-import { getJson, normalizeEndpoint, type GetRequest } from '../../../src/core/getClient';
+import { AbortedError, HttpStatusError, InvalidJsonError, NetworkError, QueryError, RedirectError, TimeoutError } from '../../../src/client/errors';
+import { getJson, normalizeEndpoint, type GetRequest } from '../../../src/client/getClient';
 import { closedPort, startServer, waitFor, type Handler, type TestServer } from '../helpers/loopback';
 
 const KEY = 'sk-get-Secret-5678';

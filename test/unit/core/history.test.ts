@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { answerPieces, demoAnswer } from '../../../service/apps';
 import { frameAnswer } from '../../../service/framing';
 import { startService, type ReferenceService } from '../../../service/server';
-import { detectStreamShape } from '../../../src/core/formats';
+import { detectStreamShape } from '../../../src/client/formats';
 import {
   ExchangeRecorder,
   HISTORY_MAX_BYTES,
@@ -19,8 +19,8 @@ import {
   type Exchange,
   type ExchangeStart,
   type HistoryStorage,
-} from '../../../src/core/history';
-import { QUERY_ACCEPT, sendQuery } from '../../../src/core/queryClient';
+} from '../../../src/client/history';
+import { QUERY_ACCEPT, sendQuery } from '../../../src/client/queryClient';
 import { collect } from '../helpers/loopback';
 
 const CANARY = 'aq_CANARY-must-never-be-stored-7Q9Z';

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { describeNetworkError, plainExcerpt, sanitizeError } from '../../../src/core/http';
+import { describeNetworkError, plainExcerpt, sanitizeError } from '../../../src/client/http';
 
 describe('http helpers', () => {
   describe('plainExcerpt', () => {

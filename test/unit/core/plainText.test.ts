@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { markdownText, plain, plainMarkdown, plainText } from '../../../src/core/plainText';
+import { markdownText, plain, plainMarkdown, plainText } from '../../../src/shared/plainText';
 
 /** Outside text that VS Code would turn into a link, a command, an icon or hidden text. */
 const HOSTILE = [

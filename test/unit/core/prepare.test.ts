@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { validateBaseUrl } from '../../../src/core/baseUrl';
-import { prepare, type PrepareConfig, type QueryContext } from '../../../src/core/prepare';
+import { validateBaseUrl } from '../../../src/shared/baseUrl';
+import { prepare, type PrepareConfig, type QueryContext } from '../../../src/shared/prepare';
 
 const config = (overrides: Partial<PrepareConfig> = {}): PrepareConfig => ({
   applications: [{ id: 'docs', name: 'Docs Bot' }, { id: 'raw', requestTemplate: { q: '${question}', f: '${file}' }, responseFormat: 'sse', responseField: 'a.b' }],

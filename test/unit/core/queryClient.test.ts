@@ -10,8 +10,9 @@ import {
   StreamInterruptedError,
   TimeoutError,
   UnexpectedContentError,
-} from '../../../src/core/errors';
-import { QUERY_ACCEPT, queryUrl, sendQuery, type QueryRequest, type QueryResponse } from '../../../src/core/queryClient';
+} from '../../../src/client/errors';
+import { queryUrl } from '../../../src/shared/baseUrl';
+import { QUERY_ACCEPT, sendQuery, type QueryRequest, type QueryResponse } from '../../../src/client/queryClient';
 import { closedPort, collect, startServer, waitFor, writeChunk, type TestServer } from '../helpers/loopback';
 
 const KEY = 'sk-test-Secret-1234';

@@ -7,8 +7,8 @@ import { streamText } from 'ai';
 import { MockLanguageModelV3, simulateReadableStream } from 'ai/test';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { WireFormat } from '../../../src/core/formats';
-import { sendQuery } from '../../../src/core/queryClient';
+import type { WireFormat } from '../../../src/client/formats';
+import { sendQuery } from '../../../src/client/queryClient';
 import { collect, startServer, writeChunk, type TestServer } from '../helpers/loopback';
 
 /** The answer every producer streams: multibyte characters, quotes, a line break, JSON-looking text. */

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
-import { getJson } from '../../../src/core/getClient';
-import { HttpStatusError } from '../../../src/core/errors';
-import { ExchangeRecorder, RAW_BODY_CAP_BYTES, REQUEST_BODY_CAP_BYTES, TEXT_CAP_BYTES, type ExchangeStart } from '../../../src/core/history';
-import { plainExcerpt } from '../../../src/core/http';
-import { sendQuery } from '../../../src/core/queryClient';
-import { CUT_KEY_MIN_CHARS, maskCutText, maskKey, maskSecrets, SecretStreamMasker } from '../../../src/core/secretMask';
+import { getJson } from '../../../src/client/getClient';
+import { HttpStatusError } from '../../../src/client/errors';
+import { ExchangeRecorder, RAW_BODY_CAP_BYTES, REQUEST_BODY_CAP_BYTES, TEXT_CAP_BYTES, type ExchangeStart } from '../../../src/client/history';
+import { plainExcerpt } from '../../../src/client/http';
+import { sendQuery } from '../../../src/client/queryClient';
+import { CUT_KEY_MIN_CHARS, maskCutText, maskKey, maskSecrets, SecretStreamMasker } from '../../../src/shared/secretMask';
 import { startServer } from '../helpers/loopback';
 
 /** A small seeded generator (mulberry32): the same cases on every run. */

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { SerialSections } from '../../../src/core/sections';
+import { SerialSections } from '../../../src/host/output/serialSections';
 
 /** A stream of text as the output channel would receive it. */
 function channel(): { sections: SerialSections; text: () => string; writes: string[] } {

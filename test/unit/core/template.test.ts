@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { composeInput, DEFAULT_TEMPLATE, renderTemplate } from '../../../src/core/template';
+import { composeInput, DEFAULT_TEMPLATE, renderTemplate } from '../../../src/shared/template';
 
 const TRICKY = 'He said "hi" \\ back\\slash\nnew line\ttab\r\n€ 😀 </script> ${file} $notvar ${ unknown } `tick`';
 

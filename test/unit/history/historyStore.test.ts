@@ -2,8 +2,8 @@ import * as assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExchangeRecorder, HistoryStore, type Exchange, type HistoryStorage } from '../../../src/core/history';
-import { fileHistoryStorage } from '../../../src/history/fileStorage';
+import { ExchangeRecorder, HistoryStore, type Exchange, type HistoryStorage } from '../../../src/client/history';
+import { fileHistoryStorage } from '../../../src/host/history/fileStorage';
 
 const CANARY = 'aq_CANARY-history-store-7Q9Z';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import MarkdownIt from 'markdown-it';
-import { ImageRewriter, rewriteImages } from '../../../src/lm/images';
+import { ImageRewriter, rewriteImages } from '../../../src/host/vscodeChat/images';
 
 const md = new MarkdownIt({ html: true });
 

@@ -1,0 +1,95 @@
+import * as vscode from 'vscode';
+import { redact } from '../../shared/apiKey';
+import { applicationLabel } from '../../shared/applications';
+import { HttpStatusError, QueryError, describeStatus } from '../../client/errors';
+import { getJson, normalizeEndpoint } from '../../client/getClient';
+import type { CurrentApplication } from '../platform/currentApplication';
+import type { Settings } from '../platform/settings';
+import type { Log } from '../platform/log';
+import { promptForApiKey } from '../platform/keyPrompt';
+import type { KeyStore } from '../platform/keyStore';
+import { Commands } from '../platform/commandIds';
+import { plain } from '../../shared/plainText';
+
+/** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
+export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand(Commands.get, async () => {
+      const base = deps.settings.baseUrl();
+      if (!base.ok) {
+        void vscode.window.showErrorMessage(plain`${base.message}`);
+        return;
+      }
+      const app = await deps.current.pick({ title: 'Send Authenticated GET Request…', always: false });
+      if (!app) {
+        return;
+      }
+      const label = applicationLabel(app);
+      const endpointInput = await vscode.window.showInputBox({
+        title: plain`GET ${base.normalized}/api/…  (with the key of ${label})`,
+        prompt: 'The endpoint path after /api/',
+        value: `applications/${encodeURIComponent(app.id)}`,
+        ignoreFocusOut: true,
+        validateInput: (value) => {
+          const n = normalizeEndpoint(value);
+          return typeof n === 'string' ? undefined : n.error;
+        },
+      });
+      if (endpointInput === undefined) {
+        return;
+      }
+      const endpoint = normalizeEndpoint(endpointInput);
+      if (typeof endpoint !== 'string') {
+        return;
+      }
+      const ref = { origin: base.origin, applicationId: app.id };
+      let apiKey = await deps.keys.get(ref);
+      if (!apiKey) {
+        apiKey = await promptForApiKey(label, base.origin, `No API key is stored for ${label}.`);
+        if (!apiKey) {
+          return;
+        }
+        await deps.keys.set(ref, apiKey);
+      }
+      const started = Date.now();
+      try {
+        const result = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: plain`GET /api/${endpoint}`, cancellable: true },
+          async (_progress, token) => {
+            const controller = new AbortController();
+            const sub = token.onCancellationRequested(() => controller.abort());
+            try {
+              return await getJson({ baseUrl: base.normalized, endpoint, apiKey, signal: controller.signal, timeoutMs: deps.settings.headersTimeoutMs() });
+            } finally {
+              sub.dispose();
+            }
+          },
+        );
+        deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);
+        // A service may echo the key in what it returns: the document never holds it.
+        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: redact(deps.log.redact(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
+        await vscode.window.showTextDocument(doc, { preview: false });
+      } catch (err) {
+        const message = err instanceof QueryError ? err.message : String(err);
+        deps.log.error(`GET ${base.normalized}/api/${endpoint} failed after ${Date.now() - started} ms: ${message}`);
+        if (err instanceof HttpStatusError) {
+          const actions = err.status === 401 || err.status === 403 ? ['Set API Key…', 'Show Log'] : ['Show Log'];
+          // The reason phrase comes from the server and could echo the header: it goes through the redaction.
+          const reason = redact(deps.log.redact(err.statusText), [apiKey]);
+          const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions);
+          if (choice === 'Set API Key…') {
+            await vscode.commands.executeCommand(Commands.setApiKey, app.id);
+          } else if (choice === 'Show Log') {
+            deps.log.show();
+          }
+          return;
+        }
+        if (err instanceof QueryError && err.kind === 'aborted') {
+          return;
+        }
+        const masked = redact(deps.log.redact(message), [apiKey]);
+        void vscode.window.showErrorMessage(plain`GET /api/${endpoint}: ${masked}`);
+      }
+    }),
+  );
+}

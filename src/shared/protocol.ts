@@ -1,0 +1,224 @@
+/**
+ * The one protocol between the extension host and the webviews (the Chat view and the answer
+ * panel). One discriminated union per direction; the host validates every incoming message with
+ * {@link parseWebviewMessage} and drops anything else.
+ */
+import type { EndKind } from './outcome';
+
+/** Which webview surface a bundle instance is driving. */
+export type Surface = 'chat' | 'panel';
+
+/** Where an answer is: `streaming` while it arrives, then how it ended (the core's one vocabulary). */
+export type TurnStatus = 'streaming' | EndKind;
+
+/** A piece of context attached to a question (shown as a removable chip). */
+export interface AttachmentInfo {
+  readonly id: string;
+  /** What the chip shows, e.g. `selection: app.ts:10-24` or `file: app.ts`. */
+  readonly label: string;
+  readonly kind: 'selection' | 'file';
+}
+
+/** An application as the webview shows it. */
+export interface ApplicationInfo {
+  readonly id: string;
+  readonly label: string;
+  readonly hasKey: boolean;
+}
+
+/** One entry of the transcript: a question or an answer. */
+export interface Turn {
+  readonly id: string;
+  readonly role: 'user' | 'assistant';
+  readonly applicationId: string;
+  /** The text so far: the question, or the answer as it has arrived. */
+  text: string;
+  status: TurnStatus;
+  /** Context labels sent with a question. */
+  readonly attachments?: readonly string[];
+  /** The HTTP status of the answer's response, once known. */
+  httpStatus?: number;
+  /** A plain-language message for an error or interruption. */
+  message?: string;
+  /** Whether Retry is offered for a failed answer. */
+  retryable?: boolean;
+  readonly startedAt: number;
+}
+
+/** The whole state of a surface, sent after `ready` and whenever the view is shown again. */
+export interface SurfaceState {
+  readonly surface: Surface;
+  /** Panel title / chat header. */
+  readonly title: string;
+  readonly applications: readonly ApplicationInfo[];
+  readonly currentApplicationId: string | undefined;
+  readonly turns: readonly Turn[];
+  readonly attachments: readonly AttachmentInfo[];
+}
+
+/** Link reference definitions by normalized label, as markdown-it records them. */
+export type HeldReferences = Readonly<Record<string, { readonly href: string; readonly title: string }>>;
+
+/**
+ * A group of an answer's top-level blocks whose text stays at the extension host until the
+ * webview asks for it (`wantHeld`), because it came far faster than the view could follow.
+ */
+export interface HeldGroup {
+  /** Its number within the answer (from 0). */
+  readonly id: number;
+  /** Its length in UTF-16 code units and its line breaks (for an estimated height), and its UTF-8 bytes. */
+  readonly length: number;
+  readonly lines: number;
+  readonly bytes: number;
+  /** The link reference definitions its text makes (they apply to text before and after it too). */
+  readonly references: HeldReferences;
+}
+
+/** Messages from the extension host to a webview. */
+export type HostToWebview =
+  /** Replace everything shown with this state. */
+  | { readonly type: 'state'; readonly state: SurfaceState }
+  /** A new turn (question or answer) starts. */
+  | { readonly type: 'turnStart'; readonly turn: Turn }
+  /** Text arrived for a streaming answer (batched: at most one message per frame). */
+  | { readonly type: 'append'; readonly turnId: string; readonly text: string }
+  /** Groups of a streaming answer kept at the host, in order with `append`: they follow the text sent so far. */
+  | { readonly type: 'held'; readonly turnId: string; readonly groups: readonly HeldGroup[] }
+  /** The text of a held group, in reply to `wantHeld` (line breaks already normalized to `\n`). */
+  | { readonly type: 'heldText'; readonly turnId: string; readonly id: number; readonly text: string }
+  /** The HTTP status of an answer became known. */
+  | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }
+  /** An answer ended. */
+  | {
+      readonly type: 'turnEnd';
+      readonly turnId: string;
+      readonly status: Exclude<TurnStatus, 'streaming'>;
+      readonly httpStatus?: number;
+      readonly message?: string;
+      readonly retryable?: boolean;
+    }
+  /** The application list or the current application changed. */
+  | { readonly type: 'applications'; readonly applications: readonly ApplicationInfo[]; readonly currentApplicationId: string | undefined }
+  /** The pending attachments changed. */
+  | { readonly type: 'attachments'; readonly attachments: readonly AttachmentInfo[] };
+
+/** Messages from a webview to the extension host. */
+export type WebviewToHost =
+  /** The webview has loaded and can receive messages. Always the first message. */
+  | { readonly type: 'ready' }
+  /** An `append` of `length` code units arrived (the host keeps only so much text on the way). */
+  | { readonly type: 'received'; readonly length: number }
+  /** The view needs these held groups' text (they came near it). */
+  | { readonly type: 'wantHeld'; readonly turnId: string; readonly ids: readonly number[] }
+  /** Send a question (chat). */
+  | { readonly type: 'send'; readonly text: string }
+  /** Stop a streaming answer, or every answer of this surface when `turnId` is absent. */
+  | { readonly type: 'stop'; readonly turnId?: string }
+  /** Retry the question behind a failed answer. */
+  | { readonly type: 'retry'; readonly turnId: string }
+  /** Choose the current application. */
+  | { readonly type: 'selectApplication'; readonly applicationId: string }
+  /** Attach the editor's selection or current file as context. */
+  | { readonly type: 'attach'; readonly kind: 'selection' | 'file' }
+  /** Remove a pending attachment. */
+  | { readonly type: 'removeAttachment'; readonly id: string }
+  /** Copy a code block's text to the clipboard. */
+  | { readonly type: 'copy'; readonly text: string }
+  /** Copy a whole answer: the host copies its own copy of the text, so nothing large crosses over. */
+  | { readonly type: 'copyAnswer'; readonly turnId: string }
+  /** Insert a code block at the active editor's cursor. */
+  | { readonly type: 'insertCode'; readonly code: string }
+  /** Open a code block in a new untitled editor. */
+  | { readonly type: 'openCode'; readonly code: string; readonly language?: string }
+  /** Open an http(s) link from an answer in the user's browser. */
+  | { readonly type: 'openLink'; readonly href: string }
+  /** Clear the conversation (chat). */
+  | { readonly type: 'clear' }
+  /** Export the conversation (chat) or the answer (panel) as a Markdown document. */
+  | { readonly type: 'exportMarkdown' }
+  /** Run Set API Key… for the current application. */
+  | { readonly type: 'setApiKey' };
+
+/** The largest text a webview may send in one message (a generous question or code block). */
+export const MAX_WEBVIEW_TEXT = 1_000_000;
+
+/** The most held groups a webview asks for at once. */
+export const MAX_WANTED = 1000;
+
+function str(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
+  return typeof value === 'string' && value.length <= max;
+}
+
+function count(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * Checks an untrusted message from a webview against the protocol. Returns the typed message, or
+ * `undefined` for anything unknown or malformed (which the host drops).
+ */
+export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
+  if (typeof raw !== 'object' || raw === null) {
+    return undefined;
+  }
+  const m = raw as Record<string, unknown>;
+  switch (m.type) {
+    case 'ready':
+    case 'clear':
+    case 'exportMarkdown':
+    case 'setApiKey':
+      return { type: m.type };
+    case 'send':
+      return str(m.text) ? { type: 'send', text: m.text } : undefined;
+    case 'stop':
+      if (m.turnId === undefined) {
+        return { type: 'stop' };
+      }
+      return str(m.turnId, 200) ? { type: 'stop', turnId: m.turnId } : undefined;
+    case 'retry':
+      return str(m.turnId, 200) ? { type: 'retry', turnId: m.turnId } : undefined;
+    case 'copyAnswer':
+      return str(m.turnId, 200) ? { type: 'copyAnswer', turnId: m.turnId } : undefined;
+    case 'received':
+      return count(m.length) ? { type: 'received', length: m.length } : undefined;
+    case 'wantHeld':
+      return str(m.turnId, 200) && Array.isArray(m.ids) && m.ids.length <= MAX_WANTED && m.ids.every(count)
+        ? { type: 'wantHeld', turnId: m.turnId, ids: m.ids }
+        : undefined;
+    case 'selectApplication':
+      return str(m.applicationId, 500) ? { type: 'selectApplication', applicationId: m.applicationId } : undefined;
+    case 'attach':
+      return m.kind === 'selection' || m.kind === 'file' ? { type: 'attach', kind: m.kind } : undefined;
+    case 'removeAttachment':
+      return str(m.id, 200) ? { type: 'removeAttachment', id: m.id } : undefined;
+    case 'copy':
+      return str(m.text) ? { type: 'copy', text: m.text } : undefined;
+    case 'insertCode':
+      return str(m.code) ? { type: 'insertCode', code: m.code } : undefined;
+    case 'openCode':
+      if (!str(m.code) || (m.language !== undefined && !str(m.language, 100))) {
+        return undefined;
+      }
+      return { type: 'openCode', code: m.code, language: m.language };
+    case 'openLink':
+      return str(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * For a message the protocol drops only because a text in it is longer than {@link MAX_WEBVIEW_TEXT}:
+ * its type and the text's length, so the host can tell the user instead of failing silently.
+ */
+export function oversizedMessage(raw: unknown): { type: string; length: number } | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const m = raw as Record<string, unknown>;
+  const field = m.type === 'send' || m.type === 'copy' ? m.text : m.type === 'insertCode' || m.type === 'openCode' ? m.code : undefined;
+  return typeof field === 'string' && field.length > MAX_WEBVIEW_TEXT ? { type: String(m.type), length: field.length } : undefined;
+}
+
+/** Compile-time exhaustiveness check for switches over the unions above. */
+export function assertNever(value: never): never {
+  throw new Error(`Unexpected message: ${JSON.stringify(value)}`);
+}
