@@ -67,6 +67,7 @@ async function assembleTestExtension() {
   await mkdir(`${root}/dist`, { recursive: true });
   await cp('media', `${root}/media`, { recursive: true });
   await cp('dist/webview.js', `${root}/dist/webview.js`);
+  await cp('dist/webview.css', `${root}/dist/webview.css`);
   await cp('dist/codicons', `${root}/dist/codicons`, { recursive: true });
   const manifest = JSON.parse(await readFile('package.json', 'utf8'));
   delete manifest.scripts;
@@ -76,6 +77,7 @@ async function assembleTestExtension() {
 
 async function copyAssets() {
   await mkdir('dist/codicons', { recursive: true });
+  await cp('src/webview/webview.css', 'dist/webview.css');
   for (const file of ['codicon.css', 'codicon.ttf']) {
     await cp(`node_modules/@vscode/codicons/dist/${file}`, `dist/codicons/${file}`);
   }

@@ -258,7 +258,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
   const browser = await launchBrowser();
   try {
     server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
-    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
     // A page as a webview is when it loads; the warm-up as the webview does it (see warmUp): the
     // first answer does not compile the grammars.

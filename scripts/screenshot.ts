@@ -1,7 +1,7 @@
 // Retakes the README's screenshots from the real workbench: code-server with the extension
-// installed, the reference service, headless Chromium. Writes media/screenshot.png (the answer
-// panel beside the editor, after a right-click query), media/screenshot-chat.png (the Chat view) and
-// media/screenshot-history.png (the History view with one exchange open in the inspector).
+// installed, the reference service, headless Chromium. Writes docs/images/screenshot.png (the answer
+// panel beside the editor, after a right-click query), docs/images/screenshot-chat.png (the Chat view) and
+// docs/images/screenshot-history.png (the History view with one exchange open in the inspector).
 // Run: npm run build && npm run compile-tests && node out/scripts/screenshot.js
 import { copyFile } from 'node:fs/promises';
 import * as path from 'node:path';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.mouse.move(0, 0);
     const answerShot = await screenshot(page, 'readme-panel');
-    await copyFile(answerShot, path.join(repoRoot(), 'media', 'screenshot.png'));
+    await copyFile(answerShot, path.join(repoRoot(), 'docs', 'images', 'screenshot.png'));
 
     // The Chat view: a question and its rendered answer.
     await runCommand(page, 'View: Close All Editors');
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     await waitFor('the chat answer', async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done' || undefined, 90_000);
     await page.mouse.move(0, 0);
     const chatShot = await screenshot(page, 'readme-chat');
-    await copyFile(chatShot, path.join(repoRoot(), 'media', 'screenshot-chat.png'));
+    await copyFile(chatShot, path.join(repoRoot(), 'docs', 'images', 'screenshot-chat.png'));
 
     // History: the exchanges so far, the latest opened in the inspector.
     const chatHeader = viewHeader(page, 'Chat');
@@ -65,16 +65,16 @@ async function main(): Promise<void> {
     await page.getByText('## Request').first().waitFor({ state: 'visible', timeout: 60_000 });
     await page.mouse.move(0, 0);
     const historyShot = await screenshot(page, 'readme-history');
-    await copyFile(historyShot, path.join(repoRoot(), 'media', 'screenshot-history.png'));
-    console.log('wrote media/screenshot.png, media/screenshot-chat.png and media/screenshot-history.png');
+    await copyFile(historyShot, path.join(repoRoot(), 'docs', 'images', 'screenshot-history.png'));
+    console.log('wrote docs/images/screenshot.png, docs/images/screenshot-chat.png and docs/images/screenshot-history.png');
   } finally {
     await workbench.close();
   }
 }
 
 /**
- * VS Code's own Chat (1.139): an `@app` answer about a selection (media/screenshot-native-chat.png)
- * and the model picker listing the applications (media/screenshot-native-chat-models.png).
+ * VS Code's own Chat (1.139): an `@app` answer about a selection (docs/images/screenshot-native-chat.png)
+ * and the model picker listing the applications (docs/images/screenshot-native-chat-models.png).
  */
 async function nativeChatScreenshots(): Promise<void> {
   const workbench = await launchWorkbench({ version: '4.139.1', userSettings: NATIVE_CHAT_SETTINGS, serviceOptions: { paceMs: 20, quiet: true } });
@@ -88,11 +88,11 @@ async function nativeChatScreenshots(): Promise<void> {
     const response = await askNativeChat(page, '@app /use demo-assistant Explain this function');
     await waitFor('the @app answer', async () => (await nativeChatResponseText(response)).includes('✓ done') || undefined, 90_000);
     await page.mouse.move(0, 0);
-    await copyFile(await screenshot(page, 'readme-native-chat'), path.join(repoRoot(), 'media', 'screenshot-native-chat.png'));
+    await copyFile(await screenshot(page, 'readme-native-chat'), path.join(repoRoot(), 'docs', 'images', 'screenshot-native-chat.png'));
     await openNativeChatModelPicker(page);
-    await copyFile(await screenshot(page, 'readme-native-chat-models'), path.join(repoRoot(), 'media', 'screenshot-native-chat-models.png'));
+    await copyFile(await screenshot(page, 'readme-native-chat-models'), path.join(repoRoot(), 'docs', 'images', 'screenshot-native-chat-models.png'));
     await page.keyboard.press('Escape');
-    console.log('wrote media/screenshot-native-chat.png and media/screenshot-native-chat-models.png');
+    console.log('wrote docs/images/screenshot-native-chat.png and docs/images/screenshot-native-chat-models.png');
   } finally {
     await workbench.close();
   }

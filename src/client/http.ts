@@ -1,5 +1,5 @@
 // What sendQuery and getJson share: one request's abort plumbing and timers, and turning fetch's
-// failures into plain-language errors. Internal to core/.
+// failures into plain-language errors. Internal to the client (src/client).
 import { Utf8StreamDecoder } from './decode';
 import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, RedirectError, StreamInterruptedError, TimeoutError, type QueryError } from './errors';
 import { mediaType } from './formats';

@@ -34,3 +34,11 @@ export interface QueryOutcome {
   /** The History entry of this exchange, when a request was sent (the inspector opens it). */
   readonly exchangeId?: string;
 }
+
+/**
+ * Whether a view offers Retry after this outcome: when trying again could help, and after a key
+ * problem too (the user sets the key, then retries). Every answer view asks this one question.
+ */
+export function canRetry(outcome: Pick<QueryOutcome, 'kind' | 'retryable' | 'remedies'>): boolean {
+  return outcome.kind !== 'done' && (outcome.retryable || outcome.remedies.includes('setApiKey'));
+}

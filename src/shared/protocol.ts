@@ -6,7 +6,7 @@
 import type { EndKind } from './outcome';
 
 /** Which webview surface a bundle instance is driving. */
-export type Surface = 'chat' | 'panel';
+export type ViewKind = 'chat' | 'panel';
 
 /** Where an answer is: `streaming` while it arrives, then how it ended (the core's one vocabulary). */
 export type TurnStatus = 'streaming' | EndKind;
@@ -47,7 +47,7 @@ export interface Turn {
 
 /** The whole state of a surface, sent after `ready` and whenever the view is shown again. */
 export interface SurfaceState {
-  readonly surface: Surface;
+  readonly surface: ViewKind;
   /** Panel title / chat header. */
   readonly title: string;
   readonly applications: readonly ApplicationInfo[];

@@ -54,7 +54,7 @@ describe('renderer in Chromium', function () {
     capture = await LoopbackServer.start();
     capture.route('/control', 'image/gif', Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
     server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     const setup = `window.__api = acquireVsCodeApi(); window.AQ.attachContentHandlers(document.getElementById('root'), (m) => window.__api.postMessage(m));`;
     for (const [pathname, csp] of [['/', true], ['/nocsp', false]] as const) {
       server.route(pathname, 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'], csp, inline: setup }));

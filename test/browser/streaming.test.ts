@@ -119,7 +119,7 @@ describe('renderer streams long blocks in Chromium', function () {
   before(async () => {
     server = await LoopbackServer.start();
     server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'], styles: ['/webview.css'] }));
     browser = await launchBrowser();
     page = await browser.newPage();

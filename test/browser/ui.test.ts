@@ -30,7 +30,7 @@ describe('webview UI in Chromium', function () {
   before(async () => {
     server = await LoopbackServer.start();
     server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
-    server.route('/webview.css', 'text/css', await readAsset('media/webview.css'));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     server.route('/codicon.css', 'text/css', await readAsset('node_modules/@vscode/codicons/dist/codicon.css'));
     server.route('/codicon.ttf', 'font/ttf', await readBinaryAsset('node_modules/@vscode/codicons/dist/codicon.ttf'));
     browser = await launchBrowser();

@@ -8,6 +8,7 @@ import { background, copyText, isContentAction, openInEditor, runContentAction }
 import { type SurfaceMessage, WebviewBridge } from '../platform/webview/bridge';
 import { webviewHtml, webviewOptions } from '../platform/webview/html';
 import { plain } from '../../shared/plainText';
+import { canRetry } from '../../shared/outcome';
 
 const VIEW_TYPE = 'applicationQuery.answer';
 
@@ -139,14 +140,14 @@ class AnswerPanel {
         this.answer.status = status;
         this.answer.httpStatus = outcome.httpStatus;
         this.answer.message = outcome.message ?? outcome.warning;
-        this.answer.retryable = outcome.retryable;
+        this.answer.retryable = canRetry(outcome);
         this.bridge.post({
           type: 'turnEnd',
           turnId: this.answer.id,
           status,
           httpStatus: outcome.httpStatus,
           message: this.answer.message,
-          retryable: outcome.retryable,
+          retryable: canRetry(outcome),
         });
       },
     };

@@ -38,7 +38,7 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
     return Promise.all(
       this.settings.applications().applications.map(async (app) => ({
         app,
-        hasKey: base.ok ? await this.keys.has({ origin: base.origin, applicationId: app.id }) : false,
+        hasKey: await this.keys.hasFor(base, app.id),
         current: app.id === currentId,
       })),
     );

@@ -10,6 +10,7 @@ import { promptForApiKey } from '../platform/keyPrompt';
 import type { KeyStore } from '../platform/keyStore';
 import { Commands } from '../platform/commandIds';
 import { plain } from '../../shared/plainText';
+import { withAbortSignal } from '../platform/cancellation';
 
 /** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
 export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
@@ -55,15 +56,8 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       try {
         const result = await vscode.window.withProgress(
           { location: vscode.ProgressLocation.Notification, title: plain`GET /api/${endpoint}`, cancellable: true },
-          async (_progress, token) => {
-            const controller = new AbortController();
-            const sub = token.onCancellationRequested(() => controller.abort());
-            try {
-              return await getJson({ baseUrl: base.normalized, endpoint, apiKey, signal: controller.signal, timeoutMs: deps.settings.headersTimeoutMs() });
-            } finally {
-              sub.dispose();
-            }
-          },
+          (_progress, token) =>
+            withAbortSignal(token, (signal) => getJson({ baseUrl: base.normalized, endpoint, apiKey, signal, timeoutMs: deps.settings.headersTimeoutMs() })),
         );
         deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);
         // A service may echo the key in what it returns: the document never holds it.

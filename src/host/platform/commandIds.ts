@@ -17,6 +17,3 @@ export const Commands = {
   clearHistory: 'applicationQuery.clearHistory',
   diagnose: 'applicationQuery.diagnose',
 } as const;
-
-/** A command id of this extension. */
-export type CommandId = (typeof Commands)[keyof typeof Commands];

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import { EventEmitter } from 'vscode';
 import { validateApiKey } from '../../shared/apiKey';
+import type { BaseUrlCheck } from '../../shared/baseUrl';
 
 const PREFIX = 'applicationQuery.apiKey:';
 
@@ -64,6 +65,11 @@ export class KeyStore implements vscode.Disposable {
   /** Whether a key is stored. */
   async has(ref: KeyRef): Promise<boolean> {
     return (await this.get(ref)) !== undefined;
+  }
+
+  /** Whether `applicationId` has a key for the service as the settings name it now (none while the base URL is unusable). */
+  async hasFor(base: BaseUrlCheck, applicationId: string): Promise<boolean> {
+    return base.ok && (await this.has({ origin: base.origin, applicationId }));
   }
 
   /** Stores a key after checking it can travel in an HTTP header. Throws with a message if not. */

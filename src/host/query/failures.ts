@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
-import { formatBytes, formatDuration } from '../../shared/format';
-import type { QueryOutcome, Remedy } from '../../shared/outcome';
-import { Commands } from '../platform/commandIds';
+import { formatBytes } from '../../shared/format';
+import type { QueryOutcome } from '../../shared/outcome';
 import type { Log } from '../platform/log';
 import { plain } from '../../shared/plainText';
+import { type RemedyAction, remedyActions, runRemedy } from './remedies';
 
 /** What a failure notification is about, and what Retry does. */
 export interface FailureContext {
@@ -27,52 +27,29 @@ export class FailureNotifier {
       if (outcome.warning !== undefined) this.warn(outcome, context);
       return;
     }
-    const actions = new Map<string, () => void>();
-    for (const remedy of outcome.remedies) this.addAction(actions, remedy, outcome, context);
-    actions.set('Show Log', () => this.log.show());
+    const actions = this.actions(outcome, context);
+    actions.set('Show Log', { title: 'Show Log', run: () => this.log.show() });
     const kept = outcome.textChars > 0 ? ` The partial answer (${outcome.textChars.toLocaleString('en-US')} characters, ${formatBytes(outcome.wireBytes)} received) is kept.` : '';
     const message = this.log.redact(outcome.message ?? 'The query failed.');
-    void vscode.window.showErrorMessage(plain`${context.applicationLabel}: ${message}` + kept, ...actions.keys()).then((choice) => {
-      if (choice !== undefined) actions.get(choice)?.();
-    });
+    void vscode.window.showErrorMessage(plain`${context.applicationLabel}: ${message}` + kept, ...actions.keys()).then((choice) => this.choose(actions, choice));
   }
 
   private warn(outcome: QueryOutcome, context: FailureContext): void {
-    const actions = new Map<string, () => void>();
-    for (const remedy of outcome.remedies) this.addAction(actions, remedy, outcome, context);
+    const actions = this.actions(outcome, context);
     const warning = this.log.redact(outcome.warning ?? '');
-    void vscode.window.showWarningMessage(plain`${context.applicationLabel}: ${warning}`, ...actions.keys()).then((choice) => {
-      if (choice !== undefined) actions.get(choice)?.();
-    });
+    void vscode.window.showWarningMessage(plain`${context.applicationLabel}: ${warning}`, ...actions.keys()).then((choice) => this.choose(actions, choice));
   }
 
-  private addAction(actions: Map<string, () => void>, remedy: Remedy, outcome: QueryOutcome, context: FailureContext): void {
-    const run = (command: string, ...args: unknown[]) => (): void => void vscode.commands.executeCommand(command, ...args);
-    switch (remedy) {
-      case 'setApiKey':
-        actions.set('Set API Key…', run(Commands.setApiKey, context.applicationId));
-        break;
-      case 'addApplication':
-        actions.set('Add Application…', run(Commands.addApplication));
-        break;
-      case 'openBaseUrlSetting':
-        actions.set('Open Settings', run('workbench.action.openSettings', 'applicationQuery.baseUrl'));
-        break;
-      case 'checkApplications':
-        actions.set('Check Applications', run('workbench.action.openSettings', 'applicationQuery.applications'));
-        break;
-      case 'retry': {
-        const retry = context.retry;
-        if (retry === undefined || !outcome.retryable) break;
-        const wait = outcome.retryAfterMs;
-        if (wait !== undefined && wait > 0) actions.set(`Retry in ${formatDuration(wait)}`, () => void setTimeout(retry, wait));
-        else actions.set('Retry', retry);
-        break;
-      }
-      case 'showRaw':
-        if (outcome.exchangeId !== undefined) actions.set('Show Raw Response', run(Commands.showExchange, outcome.exchangeId));
-        actions.set('Set responseField', run('workbench.action.openSettings', 'applicationQuery.applications'));
-        break;
-    }
+  /** The remedy table's actions by title; Retry asks again after the service's wait. */
+  private actions(outcome: QueryOutcome, context: FailureContext): Map<string, RemedyAction> {
+    const retry = context.retry;
+    const wait = outcome.retryAfterMs ?? 0;
+    const list = remedyActions(outcome, context.applicationId, (title) => (retry === undefined ? undefined : { title, run: wait > 0 ? () => void setTimeout(retry, wait) : retry }));
+    return new Map(list.map((action) => [action.title, action]));
+  }
+
+  private choose(actions: ReadonlyMap<string, RemedyAction>, choice: string | undefined): void {
+    const action = choice === undefined ? undefined : actions.get(choice);
+    if (action !== undefined) runRemedy(action);
   }
 }

@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import { maskSecrets } from '../../shared/secretMask';
 import type { Turn } from '../../shared/protocol';
+import type { ConversationTurn } from '../../shared/conversation';
 
 const STATE_KEY = 'applicationQuery.chatHistory';
 /** The most turns kept per application; older ones are dropped first. */
@@ -110,10 +111,7 @@ export function transcriptMarkdown(title: string, turns: readonly Turn[]): strin
   return parts.join('\n');
 }
 
-/** Prior turns as plain text for the `${history}` template variable. */
-export function historyText(turns: readonly Turn[]): string {
-  return turns
-    .filter((t) => t.role === 'user' || t.status === 'done' || t.text.length > 0)
-    .map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${t.text}`)
-    .join('\n\n');
+/** Prior turns as the conversation `${history}` shows (shared/conversation.ts writes the text). */
+export function conversationTurns(turns: readonly Turn[]): ConversationTurn[] {
+  return turns.filter((t) => t.role === 'user' || t.status === 'done' || t.text.length > 0).map((t) => ({ role: t.role === 'user' ? 'user' : 'assistant', text: t.text }));
 }

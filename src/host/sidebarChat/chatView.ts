@@ -14,8 +14,10 @@ import type { KeyStore } from '../platform/keyStore';
 import { background, copyText, isContentAction, openInEditor, runContentAction } from '../platform/webview/actions';
 import { type SurfaceMessage, WebviewBridge } from '../platform/webview/bridge';
 import { webviewHtml, webviewOptions } from '../platform/webview/html';
-import { type ChatHistory, historyText, transcriptMarkdown } from './chatHistory';
+import { type ChatHistory, conversationTurns, transcriptMarkdown } from './chatHistory';
 import { RetryMemory, stringBytes } from './retryMemory';
+import { canRetry } from '../../shared/outcome';
+import { historyText } from '../../shared/conversation';
 
 /** The Chat view's id (fixed by package.json). */
 export const CHAT_VIEW_ID = 'applicationQuery.chat';
@@ -93,7 +95,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       apps.map(async (app) => ({
         id: app.id,
         label: applicationLabel(app),
-        hasKey: base.ok ? await this.deps.keys.has({ origin: base.origin, applicationId: app.id }) : false,
+        hasKey: await this.deps.keys.hasFor(base, app.id),
       })),
     );
     this.bridge?.post({ type: 'applications', applications: this.applications, currentApplicationId: this.appId });
@@ -185,7 +187,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       applicationId: appId,
       question,
       context: mergeContexts(this.attachments.map((a) => a.context)),
-      history: historyText(prior),
+      history: historyText(conversationTurns(prior)),
     };
     const userTurn: Turn = {
       id: randomUUID(),
@@ -229,7 +231,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         turn.status = outcome.kind;
         turn.httpStatus = outcome.httpStatus;
         turn.message = outcome.message ?? outcome.warning;
-        turn.retryable = outcome.retryable || outcome.httpStatus === 401 || outcome.httpStatus === 403;
+        turn.retryable = canRetry(outcome);
         if (shown()) {
           this.bridge?.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable });
         }
@@ -250,7 +252,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       return;
     }
     const question = [...turns.slice(0, index)].reverse().find((t) => t.role === 'user');
-    const input = this.inputs.get(turnId) ?? { applicationId: appId, question: question?.text ?? '', history: historyText(turns.slice(0, index - 1)) };
+    const input = this.inputs.get(turnId) ?? { applicationId: appId, question: question?.text ?? '', history: historyText(conversationTurns(turns.slice(0, index - 1))) };
     this.deps.history.remove(appId, turnId);
     this.inputs.forget(turnId);
     this.bridge?.post({ type: 'state', state: this.state() });

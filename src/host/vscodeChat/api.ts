@@ -71,15 +71,3 @@ export function detectChatApis(): ChatApis {
     registerLanguageModelChatProvider: typeof register === 'function' ? (register as RegisterModelProvider).bind(lm) : undefined,
   };
 }
-
-/** Runs `work` with an AbortSignal that follows `token`; the listener is removed when it settles. */
-export async function withAbortSignal<T>(token: vscode.CancellationToken, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const listener = token.onCancellationRequested(() => controller.abort());
-  if (token.isCancellationRequested) controller.abort();
-  try {
-    return await work(controller.signal);
-  } finally {
-    listener.dispose();
-  }
-}

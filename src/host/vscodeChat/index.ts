@@ -56,7 +56,7 @@ async function manageModels(deps: LanguageModelDeps): Promise<void> {
   type Item = vscode.QuickPickItem & { readonly run: () => Thenable<unknown> };
   const items: Item[] = [];
   for (const app of deps.settings.applications().applications) {
-    const hasKey = await deps.keys.has({ origin: base.origin, applicationId: app.id });
+    const hasKey = await deps.keys.hasFor(base, app.id);
     items.push({
       label: `${hasKey ? '$(check)' : '$(key)'} ${plainText(applicationLabel(app))}`,
       description: hasKey ? 'in the model picker' : 'no API key: choose to set one',

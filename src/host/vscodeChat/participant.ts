@@ -1,9 +1,9 @@
 import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../../shared/applications';
-import type { QueryOutcome, Remedy } from '../../shared/outcome';
+import type { QueryOutcome } from '../../shared/outcome';
 import type { QueryInput } from '../../shared/prepare';
 import { Commands } from '../platform/commandIds';
-import { withAbortSignal } from './api';
+import { withAbortSignal } from '../platform/cancellation';
 import { type ConversationTurn, historyText } from '../../shared/conversation';
 import type { LanguageModelDeps } from './deps';
 import { VENDOR } from './provider';
@@ -11,6 +11,7 @@ import { referenceContext } from './references';
 import { ChatTextSink } from './sink';
 import { markdownText, plain, plainMarkdown } from '../../shared/plainText';
 import { ImageRewriter } from './images';
+import { remedyActions } from '../query/remedies';
 
 /** The participant's id and the name users type after `@` (fixed by package.json and the product contract). */
 export const PARTICIPANT_ID = 'applicationQuery.participant';
@@ -108,36 +109,17 @@ export class ApplicationParticipant {
       return {};
     }
     if (outcome.kind === 'stopped' && outcome.remedies.length === 0) return {};
-    for (const remedy of outcome.remedies) {
-      const button = this.remedyButton(remedy, app, request, outcome);
-      if (button !== undefined) stream.button(button);
+    // Retry asks again in the same chat: the prompt as typed (its #references resolve again).
+    const slash = request.command === undefined ? '' : `/${request.command} `;
+    const retry = (title: string): vscode.Command => ({ title, command: 'workbench.action.chat.open', arguments: [{ query: `@${PARTICIPANT_NAME} ${slash}${request.prompt}` }] });
+    for (const action of remedyActions(outcome, app.id, retry)) {
+      if ('command' in action) stream.button(action);
     }
     if (outcome.kind === 'stopped') return {};
     const kept = outcome.textChars > 0 ? ` The partial answer above (${outcome.textChars.toLocaleString('en-US')} characters) is kept.` : '';
     const message = outcome.message === undefined ? 'The query failed.' : markdownText(redact(outcome.message));
     // VS Code's Chat renders this message as Markdown (1.100 and 1.139: a MarkdownString of it).
     return { errorDetails: { message: `${markdownText(applicationLabel(app))}: ${message}${kept}` } };
-  }
-
-  private remedyButton(remedy: Remedy, app: ApplicationConfig, request: vscode.ChatRequest, outcome: QueryOutcome): vscode.Command | undefined {
-    switch (remedy) {
-      case 'setApiKey':
-        return { command: Commands.setApiKey, title: 'Set API Key…', arguments: [app.id] };
-      case 'addApplication':
-        return { command: Commands.addApplication, title: 'Add Application…' };
-      case 'openBaseUrlSetting':
-        return { command: 'workbench.action.openSettings', title: 'Open Settings', arguments: ['applicationQuery.baseUrl'] };
-      case 'checkApplications':
-        return { command: 'workbench.action.openSettings', title: 'Check Applications', arguments: ['applicationQuery.applications'] };
-      case 'retry': {
-        if (!outcome.retryable) return undefined;
-        // Asks again in the same chat: the prompt as typed (its #references resolve again).
-        const slash = request.command === undefined ? '' : `/${request.command} `;
-        return { command: 'workbench.action.chat.open', title: 'Retry', arguments: [{ query: `@${PARTICIPANT_NAME} ${slash}${request.prompt}` }] };
-      }
-      case 'showRaw':
-        return undefined;
-    }
   }
 
   /** `/use <application> [question]`: makes it current (and asks it); `/use` alone lists the applications. */
@@ -177,8 +159,7 @@ export class ApplicationParticipant {
   }
 
   private async hasKey(applicationId: string): Promise<boolean> {
-    const base = this.deps.settings.baseUrl();
-    return base.ok && (await this.deps.keys.has({ origin: base.origin, applicationId }));
+    return this.deps.keys.hasFor(this.deps.settings.baseUrl(), applicationId);
   }
 
   /** The earlier `@app` questions and answers of this chat session (other participants' turns never reach us). */

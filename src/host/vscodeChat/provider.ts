@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../../shared/applications';
 import type { QueryContext, QueryInput } from '../../shared/prepare';
 import type { ModelChatProvider, ModelInformation, ModelRequestMessage, ModelResponsePart } from './api';
-import { withAbortSignal } from './api';
+import { withAbortSignal } from '../platform/cancellation';
 import { type ConversationTurn, estimateTokens, historyText, MAX_INPUT_TOKENS, MAX_OUTPUT_TOKENS, splitUserRequest } from '../../shared/conversation';
 import type { LanguageModelDeps } from './deps';
 import { plain, plainText } from '../../shared/plainText';
@@ -35,7 +35,7 @@ export class ApplicationModelProvider implements ModelChatProvider, vscode.Dispo
     if (!base.ok) return [];
     const models: ModelInformation[] = [];
     for (const app of this.deps.settings.applications().applications) {
-      if (await this.deps.keys.has({ origin: base.origin, applicationId: app.id })) models.push(modelOf(app, base.origin));
+      if (await this.deps.keys.hasFor(base, app.id)) models.push(modelOf(app, base.origin));
     }
     return models;
   }

@@ -16,9 +16,6 @@ export const CHAT_FLUSH_MS = 17;
  */
 export class ChatTextSink implements QuerySink {
   private readonly batcher: TextBatcher;
-  private chars = 0;
-  /** The HTTP status the answer came with, once headers arrived. */
-  httpStatus: number | undefined;
 
   constructor(
     write: (text: string) => void,
@@ -28,24 +25,11 @@ export class ChatTextSink implements QuerySink {
     this.batcher = new TextBatcher(write, intervalMs, true);
   }
 
-  /** Characters of answer text received so far. */
-  get textChars(): number {
-    return this.chars;
-  }
-
-  /** How many writes the chat has received. */
-  get writes(): number {
-    return this.batcher.flushCount;
-  }
-
   start(_info: QueryInfo): void {}
 
-  status(httpStatus: number): void {
-    this.httpStatus = httpStatus;
-  }
+  status(_httpStatus: number): void {}
 
   append(text: string): void {
-    this.chars += text.length;
     this.batcher.push(text);
   }
 

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../../shared/applications';
 import { CONFIRM_ABOVE_CHARS, prepare, type QueryInput } from '../../shared/prepare';
-import { withAbortSignal } from './api';
+import { withAbortSignal } from '../platform/cancellation';
 import { capText } from '../../shared/conversation';
 import type { LanguageModelDeps } from './deps';
 import { plain, plainMarkdown } from '../../shared/plainText';

@@ -3,7 +3,15 @@
  * host can keep text far from the view (whole groups of top-level blocks) and the webview can
  * place it as waiting groups exactly where a one-shot render puts them: the markdown options the
  * block structure depends on, how top-level blocks are counted and grouped, and where text can be
- * cut without changing how either side parses.
+ * cut without changing how either side parses. This file is the one owner of those cutting rules:
+ * heldText.ts (the host's side) and the webview's renderer (src/webview/render) both use it.
+ *
+ * Why markdown-it is in the extension host's bundle too (about 100 KB of it): where a top-level
+ * block ends depends on all of CommonMark's block rules (lazy continuation lines, fences that
+ * never close, lists that swallow what follows, reference definitions), and a cut the webview's
+ * parser would not make moves text into another block. A scanner of our own would have to repeat
+ * those rules and would drift from the parser the webview uses; running the same parser's block
+ * pass (never its inline pass or renderer) on both sides keeps the two in step by construction.
  */
 import MarkdownIt from 'markdown-it';
 

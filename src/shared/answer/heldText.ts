@@ -3,7 +3,7 @@
  * at full speed) at the extension host, in whole groups of top-level blocks, instead of passing it
  * all over. The webview places each held group as an empty group element of estimated height, the
  * very element a one-shot render would fill, and asks for its text only when it comes near the
- * view. Cuts are made where the webview's renderer would cut (see protocol/answerBlocks.ts), so
+ * view. Cuts are made where the webview's renderer would cut (see blocks.ts beside this file), so
  * both sides count the same blocks.
  */
 import type MarkdownIt from 'markdown-it';

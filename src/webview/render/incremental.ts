@@ -179,7 +179,7 @@ export class IncrementalRenderer {
   }
 
   /**
-   * Groups of top-level blocks that the extension host kept (see core/heldText.ts) follow the text
+   * Groups of top-level blocks that the extension host kept (see shared/answer/heldText.ts) follow the text
    * so far: each becomes a waiting group, and its text is asked for when it comes near the view.
    * The text before them ends where a group starts, as the host cut it.
    */

@@ -5,7 +5,7 @@
  * stream as empty group elements holding their source, and renders each one only when it comes
  * within a screen of the view. A rendered group holds exactly what a one-shot render puts in it.
  * Groups the extension host held back (it passed the stream on faster than the view could take
- * it, see core/heldText.ts) wait the same way, and their text is asked for when they come near.
+ * it, see shared/answer/heldText.ts) wait the same way, and their text is asked for when they come near.
  */
 
 import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../shared/answer/blocks';

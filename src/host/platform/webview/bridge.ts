@@ -7,7 +7,7 @@ const FRAME_MS = 16;
 /**
  * The most streamed text on its way to the webview (posted, not yet acknowledged). Text that
  * arrives meanwhile waits; if much of it piles up, whole groups of it far behind the newest text
- * stay here until the view needs them (see core/heldText.ts).
+ * stay here until the view needs them (see shared/answer/heldText.ts).
  */
 const MAX_IN_FLIGHT = 512 * 1024;
 
@@ -33,8 +33,6 @@ export class WebviewBridge implements vscode.Disposable {
   /** When streamed text was last posted (for the one-message-per-frame pace). */
   private lastFlush = 0;
   private readonly subscription: vscode.Disposable;
-  /** Messages dropped because they did not match the protocol (for tests and the log). */
-  dropped = 0;
 
   constructor(
     private readonly webview: vscode.Webview,
@@ -44,7 +42,6 @@ export class WebviewBridge implements vscode.Disposable {
     this.subscription = webview.onDidReceiveMessage((raw: unknown) => {
       const message = parseWebviewMessage(raw);
       if (!message) {
-        this.dropped++;
         const oversized = oversizedMessage(raw);
         if (oversized !== undefined) {
           const size = `${oversized.length.toLocaleString('en-US')} characters; the limit is ${MAX_WEBVIEW_TEXT.toLocaleString('en-US')}`;

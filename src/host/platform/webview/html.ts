@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { Surface } from '../../../shared/protocol';
+import type { ViewKind } from '../../../shared/protocol';
 
-/** Folders a webview may load from: the bundles and the media that ship. Nothing else. */
+/** What a webview may load from: the bundles and their stylesheets in dist/. Nothing else (not media/, not the README's pictures). */
 export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
-  return [vscode.Uri.joinPath(extensionUri, 'dist'), vscode.Uri.joinPath(extensionUri, 'media')];
+  return [vscode.Uri.joinPath(extensionUri, 'dist')];
 }
 
 /** Options every webview of this extension gets. */
@@ -20,7 +20,7 @@ function escapeHtml(text: string): string {
  * The one HTML page of every webview: a strict CSP (`default-src 'none'`), scripts only with a
  * nonce from `crypto`, images only from the webview's own source and `data:`, no inline styles.
  */
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, surface: Surface, title: string): string {
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, surface: ViewKind, title: string): string {
   const nonce = randomBytes(18).toString('base64');
   const asset = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
   const csp = [
@@ -37,7 +37,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link href="${asset('dist', 'codicons', 'codicon.css')}" rel="stylesheet">
-<link href="${asset('media', 'webview.css')}" rel="stylesheet">
+<link href="${asset('dist', 'webview.css')}" rel="stylesheet">
 <title>${escapeHtml(title)}</title>
 </head>
 <body data-surface="${surface}">
