@@ -47,5 +47,5 @@ export function remedyActions(outcome: QueryOutcome, applicationId: string, retr
 /** Runs an action from {@link remedyActions}. */
 export function runRemedy(action: RemedyAction): void {
   if ('run' in action) action.run();
-  else void vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
+  else void vscode.commands.executeCommand(action.command, ...((action.arguments ?? []) as unknown[]));
 }
