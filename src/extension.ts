@@ -21,6 +21,7 @@ import { AnswerPanels } from './host/answerPanel/answerPanel';
 import { QueryRegistry } from './host/query/registry';
 import { QueryRunner } from './host/query/runner';
 import { KeyStore } from './host/platform/keyStore';
+import { registerEnvironmentCommands } from './host/commands/environmentCommands';
 
 /** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
 export interface ExtensionParts {
@@ -56,6 +57,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerQueryCommands(context, { settings, current, runner, notifier, registry, panels, channel });
   registerKeyCommands(context, { settings, keys, current, log });
   registerApplicationCommands(context, settings, current);
+  registerEnvironmentCommands(context, settings, log);
   registerGetCommand(context, { settings, keys, current, log });
   registerDiagnoseCommand(context, { settings, keys, current, log });
   registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState, () => keys.knownSecrets()) });

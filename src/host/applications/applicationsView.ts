@@ -65,6 +65,15 @@ class ApplicationsProvider implements vscode.TreeDataProvider<AppItem> {
 export function registerApplicationsView(context: vscode.ExtensionContext, settings: Settings, keys: KeyStore, current: CurrentApplication): void {
   const provider = new ApplicationsProvider(settings, keys, current);
   const view = vscode.window.createTreeView('applicationQuery.applications', { treeDataProvider: provider, showCollapseAll: false });
-  const refresh = (): void => provider.refresh();
+  // Which service the keys shown belong to, once the user has environments.
+  const describe = (): void => {
+    const environment = settings.environment();
+    view.description = environment === '' ? undefined : plainText(environment);
+  };
+  describe();
+  const refresh = (): void => {
+    describe();
+    provider.refresh();
+  };
   context.subscriptions.push(view, settings.onDidChange(refresh), keys.onDidChange(refresh), current.onDidChange(refresh));
 }

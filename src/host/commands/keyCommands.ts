@@ -10,6 +10,7 @@ import type { KeyStore } from '../platform/keyStore';
 import { applicationIdFromArg } from '../platform/args';
 import { Commands } from '../platform/commandIds';
 import { plain } from '../../shared/plainText';
+import { serviceLabel } from '../../shared/environments';
 
 /** What the key commands need. */
 export interface KeyCommandDeps {
@@ -23,6 +24,8 @@ export interface KeyCommandDeps {
 interface ServiceBase {
   readonly origin: string;
   readonly normalized: string;
+  /** The service as the user knows it: its environment and origin, or the origin. */
+  readonly label: string;
 }
 
 /** The service as it is now, or undefined (after telling the user) when the base URL is not usable. */
@@ -36,7 +39,7 @@ function serviceBase(settings: Settings): ServiceBase | undefined {
     });
     return undefined;
   }
-  return { origin: base.origin, normalized: base.normalized };
+  return { origin: base.origin, normalized: base.normalized, label: serviceLabel(base) };
 }
 
 /**
@@ -50,12 +53,12 @@ export async function setApiKeyFlow(deps: KeyCommandDeps, app: ApplicationConfig
     return;
   }
   const label = applicationLabel(app);
-  const key = await prompt(label, base.origin);
+  const key = await prompt(label, base.label);
   if (!key) {
     return;
   }
   await deps.keys.set({ origin: base.origin, applicationId: app.id }, key);
-  deps.log.info(`API key stored for ${label} on ${base.origin}.`);
+  deps.log.info(`API key stored for ${label} on ${base.label}.`);
   await checkKey(deps, base, app, label, key);
 }
 
@@ -80,8 +83,8 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
       }
     }),
     vscode.commands.registerCommand(Commands.removeApiKey, async (arg?: unknown) => {
-      const serviceOrigin = serviceBase(deps.settings)?.origin;
-      if (!serviceOrigin) {
+      const service = serviceBase(deps.settings);
+      if (!service) {
         return;
       }
       const app = await target(arg, 'Remove API Key…');
@@ -89,13 +92,13 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
         return;
       }
       const label = applicationLabel(app);
-      const ref = { origin: serviceOrigin, applicationId: app.id };
+      const ref = { origin: service.origin, applicationId: app.id };
       if (!(await deps.keys.has(ref))) {
-        void vscode.window.showInformationMessage(plain`No API key is stored for ${label} on ${serviceOrigin}.`);
+        void vscode.window.showInformationMessage(plain`No API key is stored for ${label} on ${service.label}.`);
         return;
       }
       await deps.keys.delete(ref);
-      deps.log.info(`API key removed for ${label} on ${serviceOrigin}.`);
+      deps.log.info(`API key removed for ${label} on ${service.label}.`);
       void vscode.window.showInformationMessage(plain`Removed the API key for ${label}.`);
     }),
   );

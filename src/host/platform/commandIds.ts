@@ -16,4 +16,5 @@ export const Commands = {
   copyAsCurl: 'applicationQuery.copyAsCurl',
   clearHistory: 'applicationQuery.clearHistory',
   diagnose: 'applicationQuery.diagnose',
+  selectEnvironment: 'applicationQuery.selectEnvironment',
 } as const;

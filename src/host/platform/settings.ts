@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { type ApplicationConfig, parseApplications, type ResponseFormat } from '../../shared/applications';
-import { validateBaseUrl, type BaseUrlCheck } from '../../shared/baseUrl';
+import type { BaseUrlCheck } from '../../shared/baseUrl';
+import { type Environment, parseEnvironments, serviceBase } from '../../shared/environments';
 import { DEFAULT_TEMPLATE } from '../../shared/template';
 
 /** Where command answers stream. */
@@ -37,13 +38,40 @@ export class Settings implements vscode.Disposable {
   }
 
   /**
-   * The base URL, from the user's own settings only. `inspect` is used rather than `get` so that a
-   * value a workspace tried to set (which VS Code ignores for application-scope settings anyway) can
-   * never be picked up, whatever the host version.
+   * The service requests go to: the current environment's base URL, else `applicationQuery.baseUrl`,
+   * from the user's own settings only. `inspect` is used rather than `get` so that a value a
+   * workspace tried to set (which VS Code ignores for application-scope settings anyway) can never
+   * be picked up, whatever the host version.
    */
   baseUrl(): BaseUrlCheck {
-    const inspected = this.config.inspect<string>('baseUrl');
-    return validateBaseUrl(inspected?.globalValue ?? inspected?.defaultValue ?? '');
+    return serviceBase(this.userValue<string>('baseUrl'), this.environments().environments, this.environment());
+  }
+
+  /** `applicationQuery.baseUrl` as the user set it (the service when no environment is selected). */
+  baseUrlSetting(): string | undefined {
+    return this.userValue<string>('baseUrl');
+  }
+
+  /** The environments (`applicationQuery.environments`, user settings only), and what was skipped. */
+  environments(): { environments: Environment[]; problems: string[] } {
+    return parseEnvironments(this.userValue<unknown>('environments'));
+  }
+
+  /** The current environment's name; empty means `applicationQuery.baseUrl`. */
+  environment(): string {
+    const value = this.userValue<unknown>('environment');
+    return typeof value === 'string' ? value.trim() : '';
+  }
+
+  /** Makes `name` the current environment (empty: `applicationQuery.baseUrl`), in the user's settings. */
+  async setEnvironment(name: string): Promise<void> {
+    await this.config.update('environment', name === '' ? undefined : name, vscode.ConfigurationTarget.Global);
+  }
+
+  /** A setting's value from the user's settings (or its default), never a workspace's. */
+  private userValue<T>(key: string): T | undefined {
+    const inspected = this.config.inspect<T>(key);
+    return inspected?.globalValue ?? inspected?.defaultValue;
   }
 
   /** Whether a workspace or folder tries to set the base URL (ignored, but worth a warning). */

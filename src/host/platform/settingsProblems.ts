@@ -13,7 +13,7 @@ import { plain } from '../../shared/plainText';
 export function registerSettingsProblems(context: vscode.ExtensionContext, settings: Settings, log: Log): void {
   let shown = '';
   const check = (): void => {
-    const problems = settings.applications().problems;
+    const problems = [...settings.applications().problems, ...settings.environments().problems];
     const key = problems.join('\n');
     if (key === shown) return;
     shown = key;
