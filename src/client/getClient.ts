@@ -1,8 +1,9 @@
 import { validateApiKey } from '../shared/apiKey';
 import { validateBaseUrl } from '../shared/baseUrl';
 import { InvalidJsonError, QueryError } from './errors';
+import { plainExcerpt, sanitizeError } from './failureText';
 import { mediaType } from './formats';
-import { discardBody, openExchange, plainExcerpt, readLimitedText, sanitizeError, Transfer } from './http';
+import { discardBody, openExchange, readLimitedText, Transfer } from './http';
 
 /** The largest JSON body a GET may return. */
 const MAX_JSON_BYTES = 32 * 1024 * 1024;

@@ -3,8 +3,9 @@ import { validateApplicationId, type ResponseFormat } from '../shared/applicatio
 import { validateBaseUrl } from '../shared/baseUrl';
 import { CUT_CHARACTER_WARNING, decoderForContentType, type TextStreamDecoder } from './decode';
 import { AbortedError, QueryError, UnexpectedContentError } from './errors';
+import { sanitizeError } from './failureText';
 import { detectFormatFromHeaders, mediaType, parseFormat, sniffFormat, type WireFormat } from './formats';
-import { discardBody, openExchange, sanitizeError, Transfer } from './http';
+import { discardBody, openExchange, Transfer } from './http';
 
 /** One query to send: where, with which key, what body, and how to stream the answer. */
 export interface QueryRequest {

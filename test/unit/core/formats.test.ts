@@ -5,7 +5,6 @@ import { startService, type ReferenceService } from '../../../service/server';
 import { decodeUtf8 } from '../../../src/client/decode';
 import { StreamFormatError } from '../../../src/client/errors';
 import {
-  describeWireFormat,
   detectFormat,
   detectFormatFromHeaders,
   detectStreamShape,
@@ -460,10 +459,6 @@ describe('formats', () => {
       for (const [format, first, shape] of cases) {
         assert.equal(detectStreamShape(format, first), shape, first);
       }
-      assert.equal(describeWireFormat('sse', 'anthropic'), 'SSE (Anthropic Messages)');
-      assert.equal(describeWireFormat('sse'), 'SSE');
-      assert.equal(describeWireFormat('text'), 'plain text');
-      assert.equal(describeWireFormat('vercel-data', 'ai-sdk'), 'AI SDK data stream');
     });
   });
 

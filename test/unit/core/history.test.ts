@@ -12,14 +12,13 @@ import {
   StreamCapture,
   isReplayable,
   maskHeaders,
-  maskKey,
-  maskSecrets,
   parseExchange,
   recordingSink,
   type Exchange,
   type ExchangeStart,
   type HistoryStorage,
 } from '../../../src/client/history';
+import { maskKey, maskSecrets } from '../../../src/shared/secretMask';
 import { QUERY_ACCEPT, sendQuery } from '../../../src/client/queryClient';
 import { collect } from '../helpers/loopback';
 

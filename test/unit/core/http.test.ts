@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { describeNetworkError, plainExcerpt, sanitizeError } from '../../../src/client/http';
+import { describeNetworkError, plainExcerpt, sanitizeError } from '../../../src/client/failureText';
 
 describe('http helpers', () => {
   describe('plainExcerpt', () => {

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { getJson } from '../../../src/client/getClient';
 import { HttpStatusError } from '../../../src/client/errors';
 import { ExchangeRecorder, RAW_BODY_CAP_BYTES, REQUEST_BODY_CAP_BYTES, TEXT_CAP_BYTES, type ExchangeStart } from '../../../src/client/history';
-import { plainExcerpt } from '../../../src/client/http';
+import { plainExcerpt } from '../../../src/client/failureText';
 import { sendQuery } from '../../../src/client/queryClient';
 import { CUT_KEY_MIN_CHARS, maskCutText, maskKey, maskSecrets, SecretStreamMasker } from '../../../src/shared/secretMask';
 import { startServer } from '../helpers/loopback';
