@@ -7,7 +7,7 @@ import globals from 'globals';
 import { readFileSync } from 'node:fs';
 import layers from './lint/layers.mjs';
 import outsideText from './lint/outsideText.mjs';
-import { ZONES } from './lint/zones.mjs';
+import { TOOL_ZONES, ZONES } from './lint/zones.mjs';
 
 /** Command ids come from one table (src/host/platform/commandIds.ts), which mirrors package.json. */
 const commandIds = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')).contributes.commands.map((c) => c.command);
@@ -55,6 +55,12 @@ export default tseslint.config(
     // Outside text reaches VS Code's UI only through src/shared/plainText.ts (lint/outsideText.mjs).
     files: ['src/host/**/*.ts', 'src/extension.ts'],
     rules: { 'aq/outside-text': 'error' },
+  },
+  {
+    // Benches and scripts use what tests share (test/support, test/launch), never a lane's own files.
+    files: ['bench/**/*.ts', 'scripts/**/*.ts'],
+    plugins: { aq: { rules: { ...layers.rules } } },
+    rules: { 'aq/layers': ['error', { root: import.meta.dirname, zones: TOOL_ZONES }] },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'service/**/*.ts', 'scripts/**/*.ts'],

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import { startService } from '../service/server';
 import { automationLogLines } from '../test/launch/automationLog';
-import { runVersion } from '../test/launch/runIntegration';
+import { runVersion } from '../test/launch/hostSuite';
 import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
 import { BIG_ANSWER, type ExtHostBenchResult } from './exthost/shared';

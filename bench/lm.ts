@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { automationLogLines } from '../test/launch/automationLog';
-import { runVersion } from '../test/launch/runIntegration';
+import { runVersion } from '../test/launch/hostSuite';
 import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
 import { CHAT_FLUSH_MS } from '../src/host/vscodeChat/sink';

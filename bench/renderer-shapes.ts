@@ -1,7 +1,7 @@
 // The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
 // appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
 import type { Page } from 'playwright-core';
-import { longShapes } from '../test/browser/shapes';
+import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
 
 const MIB = 1024 * 1024;

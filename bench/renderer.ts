@@ -2,7 +2,7 @@
 // 64-byte chunks, against a naive renderer that re-renders everything on every update.
 import type { Page } from 'playwright-core';
 import { waited, type BenchRow } from './core';
-import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/browser/harness';
+import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
 import { runShapeBench } from './renderer-shapes';
 
 const TARGET_BYTES = 1024 * 1024;

@@ -10,9 +10,11 @@ import type { FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
 import { delay, waitFor } from '../test/launch/util';
-import {
-  launchWorkbench, openViewContainer, queryFromPalette, resultsDir, runCommand, sendFromComposer, setApiKey, showOutputChannel, surfaceFrame, type Workbench,
-} from '../test/e2e/workbench';
+import { launchWorkbench, type Workbench } from '../test/support/workbench/launch';
+import { queryFromPalette, runCommand, setApiKey } from '../test/support/workbench/palette';
+import { showOutputChannel } from '../test/support/workbench/output';
+import { openViewContainer, sendFromComposer, surfaceFrame } from '../test/support/workbench/views';
+import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
 
 const MiB = 1024 * 1024;

@@ -30,3 +30,30 @@ export const ZONES = [
     node: true,
   },
 ];
+
+/**
+ * Benches and scripts share what tests share (test/support, test/launch) and never reach into a
+ * test lane; the one type they take from a lane is the test build's hooks (bench/exthost).
+ */
+export const TOOL_ZONES = [
+  ...['src/shared', 'src/client', 'src/host', 'src/webview'].map((path) => ({ name: path, path, allow: [], vscode: 'value', node: true })),
+  { name: 'src/extension.ts', path: 'src/extension.ts', allow: [], vscode: 'value', node: true },
+  { name: 'service', path: 'service', allow: [], vscode: 'none', node: true },
+  { name: 'test/support', path: 'test/support', allow: [], vscode: 'value', node: true },
+  { name: 'test/launch', path: 'test/launch', allow: [], vscode: 'value', node: true },
+  { name: 'test/integration', path: 'test/integration', allow: [], vscode: 'value', node: true },
+  { name: 'test/unit', path: 'test/unit', allow: [], vscode: 'value', node: true },
+  { name: 'test/browser', path: 'test/browser', allow: [], vscode: 'value', node: true },
+  { name: 'test/e2e', path: 'test/e2e', allow: [], vscode: 'value', node: true },
+  { name: 'test/package', path: 'test/package', allow: [], vscode: 'value', node: true },
+  { name: 'test', path: 'test', allow: [], vscode: 'value', node: true },
+  {
+    name: 'bench',
+    path: 'bench',
+    allow: ['src/shared', 'src/client', 'src/host', 'src/webview', 'service', 'test/support', 'test/launch'],
+    typeOnly: ['test/integration'],
+    vscode: 'value',
+    node: true,
+  },
+  { name: 'scripts', path: 'scripts', allow: ['src/shared', 'src/client', 'service', 'test/support', 'test/launch'], vscode: 'none', node: true },
+];

@@ -6,9 +6,12 @@
 import { copyFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { waitFor } from '../test/launch/util';
-import {
-  askNativeChat, editorContextMenu, launchWorkbench, NATIVE_CHAT_SETTINGS, nativeChatResponseText, openNativeChat, openNativeChatModelPicker, setApiKey, openFile, openViewContainer, quickPick, runCommand, screenshot, selectLines, surfaceFrame, typeInQuickInput, viewHeader,
-} from '../test/e2e/workbench';
+import { launchWorkbench } from '../test/support/workbench/launch';
+import { quickPick, runCommand, setApiKey, typeInQuickInput } from '../test/support/workbench/palette';
+import { editorContextMenu, openFile, selectLines } from '../test/support/workbench/editors';
+import { openViewContainer, surfaceFrame, viewHeader } from '../test/support/workbench/views';
+import { askNativeChat, NATIVE_CHAT_SETTINGS, nativeChatResponseText, openNativeChat, openNativeChatModelPicker } from '../test/support/workbench/nativeChat';
+import { screenshot } from '../test/support/workbench/diagnostics';
 import { repoRoot } from '../test/launch/util';
 
 async function main(): Promise<void> {

@@ -1,14 +1,18 @@
 // `npm test` (after `pretest` built, type-checked, linted and compiled): first the set-up the chosen
 // lanes need (system packages, code-server installs), then every lane in order, each in its own
-// process with its output streamed, then a summary per lane and phase and one final line
-// "N passed, N failed". Exits 1 if set-up failed, a lane failed or a lane ran no tests.
+// process with its output streamed (mocha's spec report, which CI keeps), then a recap of what failed
+// and a summary per lane and phase, and one final line "N passed, N failed". The counts and the
+// recap come from the JSON summary each lane leaves in test-results/summary/<lane>.json (see
+// test/support/results.ts), never from the log's text. Exits 1 if set-up failed, a lane failed or a
+// lane ran no tests.
 // Env AQ_LANES (e.g. "unit,browser") runs only those lanes; AQ_VSCODE_VERSIONS narrows the versions.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureCodeServer, selectVersions, type CodeServerVersion } from './launch/codeServer';
 import { ensureSystemPackages, type SystemPackage } from './launch/system';
 import { cleanEnv, killGroup, killGroupOnExit, lineSplitter, onTerminate, repoRoot, secondsSince } from './launch/util';
+import { brokenRun, readSummary, RESULTS_FILE_ENV, summaryFile, type ResultSummary, type TestFailure } from './support/results';
 
 /** One lane: a command, and how its result is counted. */
 interface Lane {
@@ -16,7 +20,7 @@ interface Lane {
   args: string[];
   /** Why the lane is skipped, if it is. */
   skip?: string;
-  /** Counts as one check (passed when it exits 0) instead of counting mocha's tests. */
+  /** Counts as one check (passed when it exits 0) instead of reading the lane's summary of mocha's tests. */
   singleCheck?: boolean;
   env?: Record<string, string>;
   /** What the lane needs beyond npm: Chromium, and code-server (all versions under test, or the demo's). */
@@ -32,12 +36,14 @@ interface LaneResult {
   code: number;
   seconds: string;
   skipped?: string;
-  /** Mocha's report of each failure (the lines after "N failing"), repeated in the summary. */
-  failures: string[];
+  /** Each failure, from the lane's JSON summary, repeated at the end of the log. */
+  failures: TestFailure[];
 }
 
-/** How many lines of a lane's failure report the summary repeats. */
-const FAILURE_LINES = 80;
+/** How many lines of one failure's message the recap repeats. */
+const MESSAGE_LINES = 8;
+/** How many failures of one lane the recap repeats (the log above has them all). */
+const RECAP_FAILURES = 20;
 
 function hasTests(dir: string): boolean {
   if (!existsSync(dir)) return false;
@@ -50,18 +56,21 @@ function hasTests(dir: string): boolean {
 
 function lanes(root: string): Lane[] {
   const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
+  // The spec report on the console and a JSON summary in the file env AQ_RESULTS_FILE names.
+  const reporter = ['--reporter', path.join(root, 'out', 'test', 'support', 'reporter.js')];
   return [
-    { name: 'unit', args: [mocha, '--config', '.mocharc.json'], needs: {} },
+    { name: 'unit', args: [mocha, '--config', '.mocharc.json', ...reporter], needs: {} },
     {
       name: 'browser',
-      args: [mocha, '--no-config', '--reporter', 'spec', '--timeout', '60000', '--exit', 'out/test/browser/**/*.test.js'],
+      args: [mocha, '--no-config', ...reporter, '--timeout', '60000', '--exit', 'out/test/browser/**/*.test.js'],
       skip: hasTests(path.join(root, 'out', 'test', 'browser')) ? undefined : 'no out/test/browser/**/*.test.js',
       needs: { chromium: true },
     },
+    // These launchers run mocha once per VS Code version and merge the summaries into AQ_RESULTS_FILE.
     { name: 'integration', args: ['out/test/launch/runIntegration.js'], needs: { chromium: true, codeServer: 'all' } },
     { name: 'e2e', args: ['out/test/launch/runE2e.js'], needs: { chromium: true, codeServer: 'all' } },
     // After the lanes that use the development build: packaging rebuilds dist/ for production.
-    { name: 'package', args: [mocha, '--no-config', '--reporter', 'spec', '--timeout', '600000', '--exit', 'out/test/package/**/*.test.js'], needs: { chromium: true, codeServer: '4.100.3' } },
+    { name: 'package', args: [mocha, '--no-config', ...reporter, '--timeout', '600000', '--exit', 'out/test/package/**/*.test.js'], needs: { chromium: true, codeServer: '4.100.3' } },
     {
       name: 'demo',
       args: ['out/scripts/demo.js'],
@@ -73,49 +82,46 @@ function lanes(root: string): Lane[] {
   ];
 }
 
+/**
+ * What a lane did, from the summary it left in `file`: a lane that exits non-zero without a failure
+ * on record, or that left no summary, counts as one failure that says so.
+ */
+function laneSummary(lane: Lane, file: string, code: number): ResultSummary {
+  if (lane.singleCheck === true) {
+    return code === 0 ? { passed: 1, failed: 0, pending: 0, failures: [] } : brokenRun(lane.name, `exited with code ${code}`);
+  }
+  const summary = readSummary(file);
+  const where = path.relative(repoRoot(), file);
+  if (summary === undefined) return brokenRun(`the ${lane.name} lane`, `exited with code ${code} and left no results in ${where}`);
+  if (code !== 0 && summary.failed === 0) {
+    return { ...summary, failed: 1, failures: [{ title: `the ${lane.name} lane`, message: `exited with code ${code}, though ${where} records no failure`, where: [] }] };
+  }
+  return summary;
+}
+
 function runLane(root: string, lane: Lane): Promise<LaneResult> {
   const started = Date.now();
-  const counts = { passed: 0, failed: 0, pending: 0 };
-  const failures: string[] = [];
-  let reporting = false;
-  let frames = 0;
+  const file = summaryFile(lane.name);
+  // A summary left by an earlier run must never be read as this run's.
+  rmSync(file, { force: true });
   console.log(`\n######## ${lane.name} ########`);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, lane.args, { cwd: root, env: cleanEnv(lane.env ?? {}), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = cleanEnv({ ...lane.env, [RESULTS_FILE_ENV]: file });
+    const child = spawn(process.execPath, lane.args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const forget = killGroupOnExit(child);
     const forgetStep = onTerminate(() => killGroup(child));
-    const onLine = lineSplitter((line) => {
-      console.log(line);
-      // mocha's summary lines, possibly prefixed (e.g. "[1.100.3]   12 passing (3s)").
-      const match = /(?:^|\s)(\d+) (passing|failing|pending)\b/.exec(line);
-      // A CI log keeps only its end: the failures are repeated in the summary, so they are never lost.
-      // The report ends where the next run starts (e2e runs one VS Code version after another).
-      if (match?.[2] === 'passing' || line.includes('✔') || /^=== /.test(line)) reporting = false;
-      // Two stack frames of each failure say where; the rest would crowd out the next failure.
-      frames = /^(\[[^\]]+\])?\s+at /.test(line) ? frames + 1 : 0;
-      if (reporting && failures.length < FAILURE_LINES && line.trim() !== '' && frames <= 2) failures.push(line);
-      if (match?.[2] === 'failing') reporting = true;
-      if (match !== null) {
-        const n = Number(match[1]);
-        if (match[2] === 'passing') counts.passed += n;
-        else if (match[2] === 'failing') counts.failed += n;
-        else counts.pending += n;
-      }
-    });
-    child.stdout.on('data', (chunk: Buffer) => onLine(chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => onLine(chunk.toString('utf8')));
+    const print = lineSplitter((line) => console.log(line));
+    child.stdout.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => print(chunk.toString('utf8')));
+    let finished = false;
     const finish = (code: number): void => {
+      if (finished) return;
+      finished = true;
       forget();
       forgetStep();
-      onLine(null);
-      if (lane.singleCheck === true) {
-        counts.passed = code === 0 ? 1 : 0;
-        counts.failed = code === 0 ? 0 : 1;
-      } else if (code !== 0 && counts.failed === 0) {
-        // A lane that broke before mocha could report still counts as a failure.
-        counts.failed = 1;
-      }
-      resolve({ name: lane.name, ...counts, code, seconds: secondsSince(started), failures });
+      print(null);
+      const { passed, failed, pending, failures } = laneSummary(lane, file, code);
+      resolve({ name: lane.name, passed, failed, pending, code, seconds: secondsSince(started), failures });
     };
     child.once('error', (error) => {
       console.log(`could not start the ${lane.name} lane: ${error.message}`);
@@ -123,6 +129,14 @@ function runLane(root: string, lane: Lane): Promise<LaneResult> {
     });
     child.once('close', (code, signal) => finish(code ?? (signal !== null ? 1 : 0)));
   });
+}
+
+/** The recap of one failure: its title, the first lines of its message, where it was thrown. */
+function recapLines(failure: TestFailure, index: number): string[] {
+  const message = failure.message.split('\n');
+  const shown = message.slice(0, MESSAGE_LINES).map((line) => `     ${line}`);
+  if (message.length > MESSAGE_LINES) shown.push(`     … (${message.length - MESSAGE_LINES} more lines in the log above)`);
+  return [`  ${index + 1}) ${failure.title}`, ...shown, ...failure.where.map((frame) => `       ${frame}`)];
 }
 
 /** A set-up step before the lanes, timed like one. */
@@ -195,9 +209,13 @@ async function main(): Promise<number> {
     results.push(await runLane(root, lane));
   }
 
+  // A CI log keeps only its end: the failures are repeated here, so they are never lost.
   for (const r of results.filter((result) => result.failures.length > 0)) {
     console.log(`\n======== What failed in ${r.name} ========`);
-    for (const line of r.failures) console.log(line);
+    r.failures.slice(0, RECAP_FAILURES).forEach((failure, index) => {
+      for (const line of recapLines(failure, index)) console.log(line);
+    });
+    if (r.failures.length > RECAP_FAILURES) console.log(`  … and ${r.failures.length - RECAP_FAILURES} more (see the log above)`);
   }
   console.log('\n======== Summary ========');
   let ok = !setUpFailed;
@@ -210,6 +228,7 @@ async function main(): Promise<number> {
     if (r.skipped !== undefined) verdict = `skipped (${r.skipped})`;
     else if (r.code !== 0) verdict = `FAILED (exit ${r.code})`;
     else if (r.passed + r.failed === 0) verdict = 'FAILED (ran no tests)';
+    else if (r.failed > 0) verdict = 'FAILED';
     else verdict = 'ok';
     if (r.skipped === undefined && (r.code !== 0 || r.passed + r.failed === 0)) ok = false;
     const pending = r.pending > 0 ? `, ${r.pending} pending` : '';

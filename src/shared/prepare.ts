@@ -2,6 +2,7 @@ import { applicationLabel, validateApplicationId, type ApplicationConfig, type R
 import { queryUrl, type BaseUrlCheck } from './baseUrl';
 import type { Remedy } from './outcome';
 import { composeInput, renderTemplate } from './template';
+import { serviceLabel } from './environments';
 
 /** The context sent with a question: a selection, a whole file, or several merged (chat attachments). */
 export interface QueryContext {
@@ -41,6 +42,8 @@ export interface PreparedRequest {
   readonly applicationId: string;
   readonly label: string;
   readonly origin: string;
+  /** The service as the user knows it: its environment and origin, or the origin. */
+  readonly service: string;
   readonly baseUrl: string;
   readonly url: string;
   /** The rendered body, parsed (what `sendQuery` serialises) and as JSON text (what the history shows). */
@@ -98,6 +101,7 @@ export function prepare(input: QueryInput, config: PrepareConfig): PreparedReque
     applicationId: app.id,
     label,
     origin: config.baseUrl.origin,
+    service: serviceLabel(config.baseUrl),
     baseUrl: config.baseUrl.normalized,
     url: queryUrl(config.baseUrl.normalized, app.id),
     body,

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { hostileCorpus, hostileHtml, TRICKY } from './corpus';
-import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage } from './harness';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage } from '../support/browser';
 
 interface Mismatch {
   readonly at: number;

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from './harness';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from '../support/browser';
 import { HeldText } from '../../src/shared/answer/heldText';
 import { GROUP_SIZE } from '../../src/shared/answer/blocks';
-import { longShapes } from './shapes';
+import { longShapes } from '../support/shapes';
 
 interface ProbeGlobal extends RendererGlobal {
   work: { parsed: number; highlighted: number; sanitized: number };

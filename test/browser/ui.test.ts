@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { ApplicationInfo, AttachmentInfo, HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
-import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from './harness';
+import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from '../support/browser';
 
 const APPS: ApplicationInfo[] = [
   { id: 'docs', label: 'Docs Bot', hasKey: true },

@@ -5,10 +5,11 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { startService, type ReferenceService } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import {
-  activeEditor, e2eVersion, launchWorkbench, openFile, openViewContainer, sendFromComposer, setApiKey, settledText, surfaceFrame, useWorkbench,
-  waitForWorkbenchReady,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady } from '../support/workbench/launch';
+import { setApiKey } from '../support/workbench/palette';
+import { activeEditor, openFile } from '../support/workbench/editors';
+import { openViewContainer, sendFromComposer, surfaceFrame } from '../support/workbench/views';
+import { settledText } from '../support/workbench/text';
 
 /** The request body for the echo application in this suite: echo streams it back, slowly. */
 const SLOW_ECHO = { query: '${input}', __chunkBytes: 8, __paceMs: 20 };

@@ -6,10 +6,10 @@ import type { Locator, Page } from 'playwright-core';
 import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import {
-  clearNotifications, e2eVersion, launchWorkbench, notificationCenterText, queryFromPalette, runCommand, setApiKey, surfaceFrame,
-  useWorkbench,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { queryFromPalette, runCommand, setApiKey } from '../support/workbench/palette';
+import { clearNotifications, notificationCenterText } from '../support/workbench/notifications';
+import { surfaceFrame } from '../support/workbench/views';
 
 /** The answer in the panel of `applicationName`, once it has ended with `status`. */
 async function endedAnswer(page: Page, applicationName: string, status: 'error' | 'interrupted'): Promise<Locator> {

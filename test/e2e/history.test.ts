@@ -6,10 +6,11 @@ import { connect } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import {
-  activeEditor, clearNotifications, clickMenuEntry, e2eVersion, launchWorkbench, openViewContainer, queryFromPalette,
-  runCommand, setApiKey, useWorkbench, waitForNotification, waitForWorkbenchReady,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady } from '../support/workbench/launch';
+import { queryFromPalette, runCommand, setApiKey } from '../support/workbench/palette';
+import { activeEditor, clickMenuEntry } from '../support/workbench/editors';
+import { clearNotifications, waitForNotification } from '../support/workbench/notifications';
+import { openViewContainer } from '../support/workbench/views';
 
 const QUERY_PATH = '/api/applications/demo-assistant/query';
 

@@ -3,7 +3,9 @@
 import * as assert from 'node:assert/strict';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import { e2eVersion, launchWorkbench, queryFromPalette, setApiKey, surfaceFrame, useWorkbench } from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { queryFromPalette, setApiKey } from '../support/workbench/palette';
+import { surfaceFrame } from '../support/workbench/views';
 
 const NAME = 'Timed (4 MiB)';
 const SIZE = 4 * 1024 * 1024;

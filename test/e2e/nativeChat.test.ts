@@ -6,10 +6,11 @@ import type { Locator } from 'playwright-core';
 import { CLOSING_LINE, demoAnswer } from '../../service/apps';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { delay, waitFor } from '../launch/util';
-import {
-  askNativeChat, e2eVersion, launchWorkbench, NATIVE_CHAT_SETTINGS, nativeChatModelLabels, normalizeLabel, openFile, openNativeChat, pickNativeChatModel,
-  nativeChatPickerLabels, nativeChatResponseText, quickInput, selectLines, setApiKey, useWorkbench, type Workbench,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench, type Workbench } from '../support/workbench/launch';
+import { quickInput, setApiKey } from '../support/workbench/palette';
+import { openFile, selectLines } from '../support/workbench/editors';
+import { askNativeChat, NATIVE_CHAT_SETTINGS, nativeChatModelLabels, nativeChatPickerLabels, nativeChatResponseText, openNativeChat, pickNativeChatModel } from '../support/workbench/nativeChat';
+import { normalizeLabel } from '../support/workbench/text';
 
 /** The text a response shows, once it has stopped changing. */
 async function settledResponse(response: Locator, what: string): Promise<string> {

@@ -6,11 +6,12 @@ import * as path from 'node:path';
 import { startCaptureServer, type CaptureServer } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { filesBelow, waitFor } from '../launch/util';
-import {
-  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, notificationCenterText, openFile,
-  openViewContainer, outputChannelText, queryFromPalette, queryRightClickSelection, quickPick, runCommand, setApiKey,
-  sendFromComposer, surfaceFrame, typeInQuickInput, useWorkbench, waitForOutputText,
-} from './workbench';
+import { DEFAULT_FILES, e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { queryFromPalette, quickPick, runCommand, setApiKey, typeInQuickInput } from '../support/workbench/palette';
+import { openFile, queryRightClickSelection } from '../support/workbench/editors';
+import { clearNotifications, notificationCenterText } from '../support/workbench/notifications';
+import { outputChannelText, waitForOutputText } from '../support/workbench/output';
+import { openViewContainer, sendFromComposer, surfaceFrame } from '../support/workbench/views';
 
 describe(`Output channel and key safety end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);

@@ -4,11 +4,12 @@ import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import {
-  clearNotifications, clickNotificationButton, e2eVersion, launchWorkbench, notificationCenterText, queryFromPalette,
-  queryRightClickSelection, quickInput, quickPick, runCommand, setApiKey, settledText, surfaceFrame, typeInQuickInput,
-  useWorkbench, waitForNotification,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { queryFromPalette, quickInput, quickPick, runCommand, setApiKey, typeInQuickInput } from '../support/workbench/palette';
+import { queryRightClickSelection } from '../support/workbench/editors';
+import { clearNotifications, clickNotificationButton, notificationCenterText, waitForNotification } from '../support/workbench/notifications';
+import { surfaceFrame } from '../support/workbench/views';
+import { settledText } from '../support/workbench/text';
 
 /** The answer panel's latest answer turn. */
 async function panelAnswer(page: Page): Promise<Locator> {

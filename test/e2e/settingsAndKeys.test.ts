@@ -5,9 +5,9 @@ import * as assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
-import {
-  clearNotifications, e2eVersion, launchWorkbench, notificationCenterText, openViewContainer, useWorkbench, waitForWorkbenchReady, type Workbench,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady, type Workbench } from '../support/workbench/launch';
+import { clearNotifications, notificationCenterText } from '../support/workbench/notifications';
+import { openViewContainer } from '../support/workbench/views';
 
 /** Rewrites the user's settings.json on disk, as a person editing it in another editor would. */
 async function editUserSettings(workbench: Workbench, change: (settings: Record<string, unknown>) => void): Promise<void> {

@@ -2,11 +2,12 @@
 // editor context menu, output. Phrased so it keeps holding as the commands grow real behaviour.
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import {
-  activeOutputChannel, e2eVersion, editorContextMenu, extensionHostLog, hasOutputChannel, isExtensionActivated, launchWorkbench,
-  openFile, openViewContainer, outputChannelText, paletteHasCommand, quickInput, runCommand, selectLines, showOutputChannel,
-  useWorkbench, viewHeader, waitForActivation,
-} from './workbench';
+import { e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { paletteHasCommand, quickInput, runCommand } from '../support/workbench/palette';
+import { editorContextMenu, openFile, selectLines } from '../support/workbench/editors';
+import { activeOutputChannel, hasOutputChannel, outputChannelText, showOutputChannel } from '../support/workbench/output';
+import { openViewContainer, viewHeader } from '../support/workbench/views';
+import { extensionHostLog, isExtensionActivated, waitForActivation } from '../support/workbench/diagnostics';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 
 /** A quick input or a notification: what any of the extension's commands shows first. */

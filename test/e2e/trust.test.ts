@@ -8,10 +8,11 @@ import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import {
-  clearNotifications, DEFAULT_FILES, e2eVersion, launchWorkbench, openFile, outputChannelFile, queryFromPalette, quickInput,
-  quickPick, runCommand, setApiKey, useWorkbench, waitForNotification, waitForOutputText, type Workbench,
-} from './workbench';
+import { DEFAULT_FILES, e2eVersion, launchWorkbench, useWorkbench, type Workbench } from '../support/workbench/launch';
+import { queryFromPalette, quickInput, quickPick, runCommand, setApiKey } from '../support/workbench/palette';
+import { openFile } from '../support/workbench/editors';
+import { clearNotifications, waitForNotification } from '../support/workbench/notifications';
+import { outputChannelFile, waitForOutputText } from '../support/workbench/output';
 
 /** A workspace file whose name is a command link. */
 const HOSTILE_FILE = '[Fix it](command:workbench.action.closeAllEditors).md';

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { downloadAndUnzipVSCode, runTests } from '@vscode/test-electron';
 import { startService } from '../../service/server';
 import { QUIET_SETTINGS, selectVersions, VSCODE_VERSION_OF } from './codeServer';
-import { requireBuilt } from './runIntegration';
+import { requireBuilt } from './hostSuite';
 import { secondsSince } from './util';
 import { integrationWorkspaceFiles, LOAD_APPLICATIONS, makeWorkspace, serviceUserSettings } from './workspace';
 

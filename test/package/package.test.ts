@@ -6,9 +6,10 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { filesBelow, repoRoot, runProcess } from '../launch/util';
-import {
-  isExtensionActivated, launchWorkbench, openViewContainer, quickPickLabels, quickInput, runCommand, surfaceFrame, useWorkbench, waitForActivation,
-} from '../e2e/workbench';
+import { launchWorkbench, useWorkbench } from '../support/workbench/launch';
+import { quickInput, quickPickLabels, runCommand } from '../support/workbench/palette';
+import { openViewContainer, surfaceFrame } from '../support/workbench/views';
+import { isExtensionActivated, waitForActivation } from '../support/workbench/diagnostics';
 
 const root = repoRoot();
 const VSIX = path.join(root, 'application-query.vsix');

@@ -8,32 +8,19 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import type { HeldGroup } from '../../src/shared/protocol';
+import { CHROMIUM_ARGS } from '../launch/codeServer';
+import { chromiumPath } from '../launch/system';
+import { repoRoot } from '../launch/util';
 
-/** The repository root (this file runs from out/test/browser). */
-export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
-
-/** The Chromium binary: Debian's package unless CHROMIUM_PATH says otherwise. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-/** Launches headless Chromium with the flags the brief prescribes (plus any extra). */
+/** Launches headless Chromium (`AQ_CHROMIUM`, else Debian's) with the flags the workbench uses too (plus any extra). */
 export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** Bundles a webview entry point (relative to the repository root) as an IIFE for the browser. */
 export async function bundle(entry: string, options: { globalName?: string; minify?: boolean } = {}): Promise<string> {
   const result = await esbuild.build({
-    entryPoints: [path.join(REPO_ROOT, entry)],
+    entryPoints: [path.join(repoRoot(), entry)],
     bundle: true,
     write: false,
     format: 'iife',
@@ -48,7 +35,7 @@ export async function bundle(entry: string, options: { globalName?: string; mini
 
 /** The files the test pages may load besides their scripts. */
 export async function readAsset(relativePath: string): Promise<string> {
-  return readFile(path.join(REPO_ROOT, relativePath), 'utf8');
+  return readFile(path.join(repoRoot(), relativePath), 'utf8');
 }
 
 interface Route {
@@ -58,7 +45,7 @@ interface Route {
 
 /** A binary file of the repository (fonts). */
 export async function readBinaryAsset(relativePath: string): Promise<Buffer> {
-  return readFile(path.join(REPO_ROOT, relativePath));
+  return readFile(path.join(repoRoot(), relativePath));
 }
 
 /** A loopback HTTP server on an ephemeral port that serves registered routes and counts requests. */

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { createMarkdown } from '../../src/shared/answer/blocks';
 import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage } from '../../src/shared/protocol';
 import { TRICKY } from '../browser/corpus';
-import { longShapes } from '../browser/shapes';
+import { longShapes } from '../support/shapes';
 
 describe('the webview protocol', () => {
   it('accepts copyAnswer by turn id: a whole answer never crosses over as text', () => {

@@ -11,6 +11,7 @@ import type { KeyStore } from '../platform/keyStore';
 import { Commands } from '../platform/commandIds';
 import { plain } from '../../shared/plainText';
 import { withAbortSignal } from '../platform/cancellation';
+import { serviceLabel } from '../../shared/environments';
 
 /** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
 export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
@@ -46,7 +47,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       const ref = { origin: base.origin, applicationId: app.id };
       let apiKey = await deps.keys.get(ref);
       if (!apiKey) {
-        apiKey = await promptForApiKey(label, base.origin, `No API key is stored for ${label}.`);
+        apiKey = await promptForApiKey(label, serviceLabel(base), `No API key is stored for ${label}.`);
         if (!apiKey) {
           return;
         }

@@ -124,14 +124,14 @@ export class QueryRunner {
     const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
     let apiKey = await this.keys.get(ref);
     if (apiKey === undefined) {
-      const message = `No API key for ${prepared.label} on ${prepared.origin}: the query was not sent. Run "Set API Key…" to add one.`;
+      const message = `No API key for ${prepared.label} on ${prepared.service}: the query was not sent. Run "Set API Key…" to add one.`;
       if (options.promptForKey === false) {
         return progress.outcome({ kind: 'error', message, retryable: false, remedies: ['setApiKey'] });
       }
-      apiKey = await promptForApiKey(prepared.label, prepared.origin, `No API key is stored for ${prepared.label} on ${prepared.origin}.`);
+      apiKey = await promptForApiKey(prepared.label, prepared.service, `No API key is stored for ${prepared.label} on ${prepared.service}.`);
       if (apiKey === undefined) return progress.outcome({ kind: 'stopped', message, retryable: true, remedies: ['setApiKey'] });
       await this.keys.set(ref, apiKey);
-      this.log.info(`API key stored for ${prepared.label} on ${prepared.origin}.`);
+      this.log.info(`API key stored for ${prepared.label} on ${prepared.service}.`);
     }
     if (prepared.confirm !== undefined && !controller.signal.aborted) {
       const choice = await vscode.window.showWarningMessage(plainText(prepared.confirm), { modal: true }, 'Send');

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { HeldText, HOLD_AT, HOLD_KEEP, PIECE_MAX, type HeldPiece } from '../../../src/shared/answer/heldText';
 import { createMarkdown, GROUP_SIZE } from '../../../src/shared/answer/blocks';
-import { longShapes } from '../../browser/shapes';
+import { longShapes } from '../../support/shapes';
 
 const md = createMarkdown();
 
