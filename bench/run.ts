@@ -4,6 +4,7 @@ import { runCancelBench } from './cancel';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
+import { runMaskBench } from './secretMask';
 import { runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
 
@@ -16,6 +17,7 @@ export interface BenchSection {
 const sections: BenchSection[] = [
   { name: 'core', run: runCoreBench },
   { name: 'cancel', run: runCancelBench },
+  { name: 'mask', run: runMaskBench },
   { name: 'renderer', run: runRendererBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },
