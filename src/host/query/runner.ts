@@ -238,8 +238,9 @@ const SHAPE_SAMPLE_CHARS = 4096;
 
 /**
  * What one run has seen so far: status, wire bytes, text characters, and the recorder once a request
- * goes out. Once the keys are known ({@link protect}), the answer and the wire text pass a
- * {@link SecretStreamMasker} before anything (a sink, the recorder) sees them.
+ * goes out. Once the keys are known ({@link protect}), the answer passes a {@link SecretStreamMasker}
+ * before anything (a sink, the recorder) sees it. The wire text reaches only the recorder, which
+ * masks it before its cap (and stops reading it past the cap), so it needs no masker here.
  */
 class Progress {
   status: number | undefined;
@@ -251,7 +252,6 @@ class Progress {
   /** The keys masked in everything this run shows or records. */
   secrets: readonly string[] = [];
   private textMasker: SecretStreamMasker | undefined;
-  private rawMasker: SecretStreamMasker | undefined;
   private bytesReceived: (() => number) | undefined;
 
   constructor(private readonly startedAt: number) {}
@@ -260,7 +260,6 @@ class Progress {
   protect(secrets: readonly string[]): void {
     this.secrets = secrets;
     this.textMasker = new SecretStreamMasker(secrets);
-    this.rawMasker = new SecretStreamMasker(secrets);
   }
 
   headers(response: { status: number; bytesReceived: () => number }): void {
@@ -269,7 +268,7 @@ class Progress {
   }
 
   raw(text: string): void {
-    this.recordRaw(this.rawMasker === undefined ? text : this.rawMasker.push(text));
+    this.recordRaw(text);
   }
 
   /** The next piece of the answer in; what may be shown now out (masked, maybe empty: a possible key's start waits). */
@@ -277,10 +276,8 @@ class Progress {
     return this.recordText(this.textMasker === undefined ? piece : this.textMasker.push(piece));
   }
 
-  /** Releases what the maskers hold (a partial key at the very end masked) to the recorder and the sinks; safe to call again. */
+  /** Releases what the masker holds (a partial key at the very end masked) to the recorder and the sinks; safe to call again. */
   flush(fanout: Fanout): void {
-    const raw = this.rawMasker?.end() ?? '';
-    if (raw !== '') this.recordRaw(raw);
     const tail = this.recordText(this.textMasker?.end() ?? '');
     if (tail !== '') fanout.append(tail);
   }
