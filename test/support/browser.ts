@@ -14,7 +14,11 @@ import { repoRoot } from '../launch/util';
 
 /** Launches headless Chromium (`AQ_CHROMIUM`, else Debian's) with the flags the workbench uses too (plus any extra). */
 export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  // Shared memory as Chromium uses it by default: the renderer's frame timings (tests and the
+  // renderer bench) were measured that way; the workbench launcher's --disable-dev-shm-usage moves
+  // it to files, which changes how frames are paced.
+  const args = CHROMIUM_ARGS.filter((arg) => arg !== '--disable-dev-shm-usage');
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: [...args, ...extraArgs] });
 }
 
 /** Bundles a webview entry point (relative to the repository root) as an IIFE for the browser. */
