@@ -11,6 +11,7 @@ import type { HeldGroup } from '../../src/shared/protocol';
 import { CHROMIUM_ARGS } from '../launch/codeServer';
 import { chromiumPath } from '../launch/system';
 import { repoRoot } from '../launch/util';
+import { seededRandom } from './random';
 
 /** Launches headless Chromium (`AQ_CHROMIUM`, else Debian's) with the flags the workbench uses too (plus any extra). */
 export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
@@ -153,17 +154,6 @@ export function webviewPage(options: PageOptions): string {
   );
 }
 
-/** A deterministic PRNG (mulberry32) for chunk sizes and generated corpora. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Sizes of pieces that add up to at least `total`: mostly 1 to `small`, one in `rareOdds` up to `large` (seeded). */
 export function randomPieces(seed: number, total: number, small: number, large: number, rareOdds: number): number[] {
@@ -214,3 +204,5 @@ declare global {
     __state: unknown;
   }
 }
+
+export { seededRandom };

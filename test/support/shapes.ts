@@ -1,6 +1,6 @@
 // Long answers of one shape each (a code block, a list, a table, a quote, a paragraph): the renderer
 // streams these block by block. Shared by the browser tests (tens of KiB) and the bench (MiB).
-import { seededRandom } from './browser';
+import { seededRandom } from './random';
 
 const WORDS = ['the', 'renderer', 'stream', 'answer', 'function', 'value', 'request', 'token', 'ünïcode', '数据', 'emoji 🚀', 'cache', 'frame'];
 

@@ -29,7 +29,7 @@ interface ServiceBase {
 }
 
 /** The service as it is now, or undefined (after telling the user) when the base URL is not usable. */
-function serviceBase(settings: Settings): ServiceBase | undefined {
+function currentService(settings: Settings): ServiceBase | undefined {
   const base = settings.baseUrl();
   if (!base.ok) {
     void vscode.window.showErrorMessage(plain`${base.message}`, 'Open Settings').then((c) => {
@@ -48,7 +48,7 @@ function serviceBase(settings: Settings): ServiceBase | undefined {
  * changes while the box is open (the key is never sent to the new origin).
  */
 export async function setApiKeyFlow(deps: KeyCommandDeps, app: ApplicationConfig, prompt: typeof promptForApiKey = promptForApiKey): Promise<void> {
-  const base = serviceBase(deps.settings);
+  const base = currentService(deps.settings);
   if (!base) {
     return;
   }
@@ -74,7 +74,7 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
 
   context.subscriptions.push(
     vscode.commands.registerCommand(Commands.setApiKey, async (arg?: unknown) => {
-      if (serviceBase(deps.settings) === undefined) {
+      if (currentService(deps.settings) === undefined) {
         return;
       }
       const app = await target(arg, 'Set API Key…');
@@ -83,7 +83,7 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
       }
     }),
     vscode.commands.registerCommand(Commands.removeApiKey, async (arg?: unknown) => {
-      const service = serviceBase(deps.settings);
+      const service = currentService(deps.settings);
       if (!service) {
         return;
       }

@@ -5,20 +5,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CURL_KEY_VARIABLE, curlShellFor, powerShellQuote, toCurl, toPowerShellCurl, type CurlRequest } from '../../../src/client/curl';
 import { startServer, type TestServer } from '../helpers/loopback';
+import { seededRandom } from '../../support/random';
 
 const KEY = 'aq_hostile-KEY-0123456789';
-
-/** A small seeded generator, so a failure names a case that can be run again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SHELL_TRAPS = ["'", '"', '$(touch pwned)', '`touch pwned`', '${HOME}', '$HOME', ';', '|', '&', '&&', '\\', '!!', '*', '~', '#', '%s', '<', '>', "'\\''", '‘’'];
 const UNICODE = ['é', '日本', '😀', '🧑‍💻', '\u2028', 'ﬁ', '𝄞'];
@@ -106,7 +95,7 @@ describe('Copy as cURL with hostile recorded values', function () {
 
     for (let seed = 1; seed <= 40; seed++) {
       it(`sends exactly the recorded method, URL, headers and body (seed ${seed})`, async () => {
-        const next = random(seed);
+        const next = seededRandom(seed);
         const segment = hostile(next, [...URL_TRAPS, ...UNICODE], 6);
         const query = hostile(next, [...URL_TRAPS, ...UNICODE], 6);
         // The URL as fetch records it: WHATWG-serialized, so quotes, backticks and unicode are percent-encoded, `$();&'!` are not.
@@ -166,7 +155,7 @@ describe('Copy as cURL with hostile recorded values', function () {
   describe('PowerShell: checked by its parsing rules (no PowerShell on this machine)', () => {
     it('powerShellQuote round-trips every hostile text through a single-quoted string', () => {
       for (let seed = 1; seed <= 200; seed++) {
-        const next = random(seed);
+        const next = seededRandom(seed);
         const text = hostile(next, [...SHELL_TRAPS, ...UNICODE, ...CONTROLS, '\u2018', '\u2019', '\u201a', '\u201b', "''", '$env:X', '@', '`n'], 20);
         const quoted = powerShellQuote(text);
         const { value, end } = readPowerShellString(quoted, 0);
@@ -177,7 +166,7 @@ describe('Copy as cURL with hostile recorded values', function () {
 
     it('the command: curl.exe, --url, the key from $env, every value a literal that reads back exactly', () => {
       for (let seed = 1; seed <= 100; seed++) {
-        const next = random(seed);
+        const next = seededRandom(seed);
         const url = `-http://h/${hostile(next, [...URL_TRAPS, ...UNICODE, ' ', '\u2019'], 6)}`;
         const header = `v${hostile(next, [...SHELL_TRAPS, ...UNICODE, '\t'], 8)}v`;
         const body = hostile(next, [...SHELL_TRAPS, ...UNICODE, ...CONTROLS, '\u2019', '$env:X'], 30);

@@ -6,18 +6,7 @@ import { plainExcerpt } from '../../../src/client/failureText';
 import { sendQuery } from '../../../src/client/queryClient';
 import { CUT_KEY_MIN_CHARS, maskCutText, maskKey, maskSecrets, SecretStreamMasker } from '../../../src/shared/secretMask';
 import { startServer } from '../helpers/loopback';
-
-/** A small seeded generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../support/random';
 
 type Rng = () => number;
 const int = (rng: Rng, min: number, max: number): number => min + Math.floor(rng() * (max - min + 1));
@@ -265,7 +254,7 @@ describe('secretMask', () => {
     const CASES = 3000;
 
     it(`${CASES} seeded cases: maskSecrets, the stream masker, cuts, and the recorded exchange`, () => {
-      const rng = random(0x5eed);
+      const rng = seededRandom(0x5eed);
       let key = '';
       for (let n = 0; n < CASES; n++) {
         // A new key every third case (compiling one costs more than masking with it); each case has its own encoding, text and chunks.
@@ -322,7 +311,7 @@ describe('secretMask', () => {
 
   describe('caps and cuts never keep a piece of a key', () => {
     it('the recorded raw body and answer, with a key straddling the 512 KiB caps', () => {
-      const rng = random(42);
+      const rng = seededRandom(42);
       for (let offset = -60; offset <= 10; offset += 7) {
         const key = randomKey(rng);
         const echoed = pick(rng, [key, JSON.stringify(key), encodeURIComponent(key)]);

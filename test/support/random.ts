@@ -1,0 +1,13 @@
+// What tests and benches use to make the same "random" cases on every run.
+
+/** A deterministic PRNG (mulberry32) for chunk sizes, generated corpora and property tests: a failure names a seed that can be run again. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
