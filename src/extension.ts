@@ -22,6 +22,8 @@ import { QueryRegistry } from './host/query/registry';
 import { QueryRunner } from './host/query/runner';
 import { KeyStore } from './host/platform/keyStore';
 import { registerEnvironmentCommands } from './host/commands/environmentCommands';
+import { registerQueryFiles } from './host/queryFiles';
+import type { QueryTesting } from './host/queryFiles/testing';
 
 /** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
 export interface ExtensionParts {
@@ -33,6 +35,7 @@ export interface ExtensionParts {
   readonly channel: AnswerChannel;
   readonly history: HistoryStore;
   readonly current: CurrentApplication;
+  readonly queryTesting: QueryTesting;
 }
 
 /** VS Code calls this once; everything it builds is disposed through `context.subscriptions`. */
@@ -66,7 +69,8 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
-  return { settings, keys, log, registry, runner, channel, history, current };
+  const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel });
+  return { settings, keys, log, registry, runner, channel, history, current, queryTesting };
 }
 
 /** Nothing to do: every part is disposed through `context.subscriptions`. */

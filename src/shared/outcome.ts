@@ -21,6 +21,8 @@ export interface QueryOutcome {
   /** Characters of answer text delivered (UTF-16 code units). */
   readonly textChars: number;
   readonly durationMs: number;
+  /** From sending the request to the first byte of the response body, when one came. */
+  readonly firstByteMs?: number;
   /** Plain-language description of anything but a clean `done`. */
   readonly message?: string;
   /** A warning about a complete answer (a character cut at the end, no text extracted, a charset). */

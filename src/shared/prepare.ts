@@ -44,6 +44,8 @@ export interface PreparedRequest {
   readonly origin: string;
   /** The service as the user knows it: its environment and origin, or the origin. */
   readonly service: string;
+  /** The environment's name, when the request goes to one (else `applicationQuery.baseUrl`). */
+  readonly environment?: string;
   readonly baseUrl: string;
   readonly url: string;
   /** The rendered body, parsed (what `sendQuery` serialises) and as JSON text (what the history shows). */
@@ -102,6 +104,7 @@ export function prepare(input: QueryInput, config: PrepareConfig): PreparedReque
     label,
     origin: config.baseUrl.origin,
     service: serviceLabel(config.baseUrl),
+    ...(config.baseUrl.environment === undefined ? {} : { environment: config.baseUrl.environment }),
     baseUrl: config.baseUrl.normalized,
     url: queryUrl(config.baseUrl.normalized, app.id),
     body,

@@ -1,4 +1,4 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
 import type { QueryOutcome } from '../../src/shared/outcome';
 import type { QueryInput } from '../../src/shared/prepare';
 import { HistoryStore, type Exchange } from '../../src/client/history';
@@ -29,6 +29,33 @@ export interface TestHooks {
   setApiKeyWhilePrompting(applicationId: string, key: string, whilePrompting: () => Promise<void>): Promise<void>;
   /** History as stored in the extension's global state (the JSON a reloaded window reads back). */
   storedHistory(): { json: string; reloaded: readonly Exchange[] };
+  /** The Testing view's tree of query files, once discovery has run: id, label and children of each item. */
+  queryTests(): Promise<TestTreeNode[]>;
+  /**
+   * Runs `command` (e.g. Run Query File) and reports what every test run it started told the
+   * Testing view: each item's last state, its messages and output. Resolves when those runs ended.
+   */
+  recordTestRuns(command: () => Thenable<unknown>): Promise<RecordedRun>;
+  /** Runs these items (ids) as the Testing view's Run does and returns what the run reported; when `stop` settles, the run is cancelled (the view's Stop). */
+  runQueryTests(ids: readonly string[], stop?: Promise<unknown>): Promise<RecordedRun>;
+}
+
+/** One item of the Testing view's tree. */
+export interface TestTreeNode {
+  readonly id: string;
+  readonly label: string;
+  readonly line?: number;
+  /** What the Testing view orders siblings by. */
+  readonly sortText: string;
+  readonly children: TestTreeNode[];
+}
+
+/** What a test run reported, per item id. */
+export interface RecordedRun {
+  readonly items: Record<string, { state: 'enqueued' | 'started' | 'passed' | 'failed' | 'errored' | 'skipped'; messages: { text: string; expected?: string; actual?: string; line?: number }[]; output: string; durationMs?: number }>;
+  /** Item ids in the order they started. */
+  readonly started: string[];
+  readonly ended: boolean;
 }
 
 const NOWHERE: QuerySink = { start: () => undefined, status: () => undefined, append: () => undefined, end: () => undefined };
@@ -41,7 +68,63 @@ export function activate(context: vscode.ExtensionContext): TestHooks {
 /** The product's `deactivate`. */
 export { deactivate } from '../../src/extension';
 
-function testHooks({ settings, keys, runner, channel, current, log }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
+function testHooks({ settings, keys, runner, channel, current, log, queryTesting }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
+  const controller = queryTesting.controller;
+  const realCreate = controller.createTestRun.bind(controller);
+  let recorders: ((run: vscode.TestRun) => vscode.TestRun)[] = [];
+  // Test-only: every run the controller creates is seen by the recorders before it reaches the Testing view.
+  controller.createTestRun = (request, name, persist) => recorders.reduce((run, wrap) => wrap(run), realCreate(request, name, persist));
+  const record = async (start: () => Thenable<unknown>): Promise<RecordedRun> => {
+    const report: { items: RecordedRun['items']; started: string[]; ended: boolean } = { items: {}, started: [], ended: false };
+    const open = new Set<vscode.TestRun>();
+    let settle: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const slot = (item: vscode.TestItem): RecordedRun['items'][string] => (report.items[item.id] ??= { state: 'enqueued', messages: [], output: '' });
+    const messages = (list: vscode.TestMessage | readonly vscode.TestMessage[]): RecordedRun['items'][string]['messages'] =>
+      (Array.isArray(list) ? list : [list]).map((m: vscode.TestMessage) => ({
+        text: typeof m.message === 'string' ? m.message : m.message.value,
+        ...(m.expectedOutput === undefined ? {} : { expected: m.expectedOutput }),
+        ...(m.actualOutput === undefined ? {} : { actual: m.actualOutput }),
+        ...(m.location === undefined ? {} : { line: m.location.range.start.line }),
+      }));
+    const wrap = (run: vscode.TestRun): vscode.TestRun => {
+      open.add(run);
+      return new Proxy(run, {
+        get(target, prop, receiver) {
+          const value: unknown = Reflect.get(target, prop, receiver);
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            const item = args[0] as vscode.TestItem;
+            if (prop === 'enqueued') slot(item).state = 'enqueued';
+            else if (prop === 'started') {
+              slot(item).state = 'started';
+              report.started.push(item.id);
+            } else if (prop === 'passed') Object.assign(slot(item), { state: 'passed', durationMs: args[1] });
+            else if (prop === 'skipped') slot(item).state = 'skipped';
+            else if (prop === 'failed' || prop === 'errored') Object.assign(slot(item), { state: prop, messages: messages(args[1] as vscode.TestMessage), durationMs: args[2] });
+            else if (prop === 'appendOutput' && args[2] !== undefined) slot(args[2] as vscode.TestItem).output += String(args[0]);
+            const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+            if (prop === 'end') {
+              open.delete(run);
+              if (open.size === 0) {
+                report.ended = true;
+                settle();
+              }
+            }
+            return result;
+          };
+        },
+      });
+    };
+    recorders.push(wrap);
+    try {
+      await start();
+      await done;
+    } finally {
+      recorders = recorders.filter((r) => r !== wrap);
+    }
+    return report;
+  };
   const ref = (applicationId: string): { origin: string; applicationId: string } => {
     const base = settings.baseUrl();
     if (!base.ok) throw new Error(base.message);
@@ -64,6 +147,39 @@ function testHooks({ settings, keys, runner, channel, current, log }: ExtensionP
         await whilePrompting();
         return key;
       }),
+    queryTests: async () => {
+      await controller.resolveHandler?.(undefined);
+      const node = (item: vscode.TestItem): TestTreeNode => {
+        const children: TestTreeNode[] = [];
+        item.children.forEach((child) => void children.push(node(child)));
+        children.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.sortText.localeCompare(b.sortText));
+        return { id: item.id, label: item.label, sortText: item.sortText ?? item.label, ...(item.range === undefined ? {} : { line: item.range.start.line }), children };
+      };
+      const roots: TestTreeNode[] = [];
+      controller.items.forEach((item) => void roots.push(node(item)));
+      return roots.sort((a, b) => a.id.localeCompare(b.id));
+    },
+    recordTestRuns: (command) => record(command),
+    runQueryTests: (ids, stop) => {
+      const find = (id: string): vscode.TestItem | undefined => {
+        let found: vscode.TestItem | undefined;
+        const walk = (items: vscode.TestItemCollection): void =>
+          items.forEach((item) => {
+            if (item.id === id) found = item;
+            walk(item.children);
+          });
+        walk(controller.items);
+        return found;
+      };
+      const include = ids.map((id) => {
+        const item = find(id);
+        if (item === undefined) throw new Error(`no test item ${id}`);
+        return item;
+      });
+      const cancel = new vscode.CancellationTokenSource();
+      void stop?.finally(() => cancel.cancel());
+      return record(async () => queryTesting.runProfile.runHandler(new vscode.TestRunRequest(include), cancel.token)).finally(() => cancel.dispose());
+    },
     storedHistory: () => {
       const storage = historyStorage(context);
       // A new store over the same storage reads what a reloaded window would.
@@ -71,3 +187,4 @@ function testHooks({ settings, keys, runner, channel, current, log }: ExtensionP
     },
   };
 }
+

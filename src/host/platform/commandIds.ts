@@ -17,4 +17,8 @@ export const Commands = {
   clearHistory: 'applicationQuery.clearHistory',
   diagnose: 'applicationQuery.diagnose',
   selectEnvironment: 'applicationQuery.selectEnvironment',
+  newQueryFile: 'applicationQuery.newQueryFile',
+  runQueryFile: 'applicationQuery.runQueryFile',
+  runQuery: 'applicationQuery.runQuery',
+  runQueryOn: 'applicationQuery.runQueryOn',
 } as const;

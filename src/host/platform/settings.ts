@@ -44,7 +44,12 @@ export class Settings implements vscode.Disposable {
    * be picked up, whatever the host version.
    */
   baseUrl(): BaseUrlCheck {
-    return serviceBase(this.userValue<string>('baseUrl'), this.environments().environments, this.environment());
+    return this.serviceFor(this.environment());
+  }
+
+  /** The service of one environment by name (empty: `applicationQuery.baseUrl`), whichever is current; an unknown name is an error that says so. */
+  serviceFor(environment: string): BaseUrlCheck {
+    return serviceBase(this.userValue<string>('baseUrl'), this.environments().environments, environment);
   }
 
   /** `applicationQuery.baseUrl` as the user set it (the service when no environment is selected). */
@@ -113,6 +118,12 @@ export class Settings implements vscode.Disposable {
   /** Idle timeout between body bytes in ms (0 = none). */
   idleTimeoutMs(): number {
     return seconds(this.config.get<number>('idleTimeoutSeconds', 120));
+  }
+
+  /** How many queries of a query-file run go to one service at a time (1–16, user settings only). */
+  queryConcurrency(): number {
+    const value = this.userValue<unknown>('queryFiles.concurrency');
+    return typeof value === 'number' && Number.isFinite(value) ? Math.min(16, Math.max(1, Math.floor(value))) : 4;
   }
 
   /** Adds an application to the user's settings (or renames it if the id exists). */

@@ -30,6 +30,8 @@ export interface RunOptions {
   readonly replayOf?: string;
   /** What the user confirmed: the run sends only this request, else ends "Not sent: …" (the agent tool). */
   readonly expect?: { readonly applicationId: string; readonly origin: string; readonly bodyText: string };
+  /** The environment to send to (empty: `applicationQuery.baseUrl`); absent: the current one. */
+  readonly environment?: string;
 }
 
 /** Receives every exchange that sent a request, masked (the history). */
@@ -64,7 +66,7 @@ export class QueryRunner {
     const prepared = prepare(input, {
       applications: this.settings.applications().applications,
       defaultTemplate: this.settings.defaultTemplate(),
-      baseUrl: this.settings.baseUrl(),
+      baseUrl: options.environment === undefined ? this.settings.baseUrl() : this.settings.serviceFor(options.environment),
       confirmAboveChars: CONFIRM_ABOVE_CHARS,
     });
     const info: QueryInfo = {
@@ -141,6 +143,7 @@ export class QueryRunner {
     // Every key this session knows, not only this request's: a service may echo any of them.
     const secrets = [...new Set([apiKey, ...this.keys.knownSecrets()])];
     progress.protect(secrets);
+    progress.sent();
     progress.recorder = new ExchangeRecorder({
       applicationId: prepared.applicationId,
       applicationLabel: prepared.label,
@@ -151,6 +154,7 @@ export class QueryRunner {
       body: prepared.bodyText,
       secrets,
       replayOf: options.replayOf,
+      environment: prepared.environment,
     });
     const response = await sendQuery({
       baseUrl: prepared.baseUrl,
@@ -252,6 +256,8 @@ class Progress {
   /** The keys masked in everything this run shows or records. */
   secrets: readonly string[] = [];
   private textMasker: SecretStreamMasker | undefined;
+  private sentAt: number | undefined;
+  private firstByteMs: number | undefined;
   private bytesReceived: (() => number) | undefined;
 
   constructor(private readonly startedAt: number) {}
@@ -267,7 +273,13 @@ class Progress {
     this.bytesReceived = response.bytesReceived;
   }
 
+  /** The request goes out now (time to first byte counts from here). */
+  sent(): void {
+    this.sentAt = Date.now();
+  }
+
   raw(text: string): void {
+    if (text !== '' && this.firstByteMs === undefined && this.sentAt !== undefined) this.firstByteMs = Date.now() - this.sentAt;
     this.recordRaw(text);
   }
 
@@ -302,7 +314,8 @@ class Progress {
 
   outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
     this.wireBytes = fields.wireBytes ?? this.received();
-    return { ...fields, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
+    const firstByte = this.firstByteMs === undefined ? {} : { firstByteMs: this.firstByteMs };
+    return { ...fields, ...firstByte, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
   }
 }
 

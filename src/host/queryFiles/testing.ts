@@ -1,0 +1,307 @@
+import * as vscode from 'vscode';
+import { formatBytes, formatDuration } from '../../shared/format';
+import { KeyedLimiter } from '../../shared/limiter';
+import type { QueryOutcome } from '../../shared/outcome';
+import { plain, plainText } from '../../shared/plainText';
+import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
+import type { QueryRunner } from '../query/runner';
+import type { QueryInfo, QuerySink } from '../query/types';
+import type { QueryFileCatalog, CatalogEntry } from './catalog';
+import { knownNames, planQuery, type PlanDeps } from './plan';
+import { queryTargets, type QueryTarget } from '../../shared/queryFile/targets';
+import { requireTrust, TRUST_MESSAGE } from './trust';
+
+/** The test controller's id and label (the product's contract). */
+export const CONTROLLER_ID = 'applicationQuery.queries';
+const CONTROLLER_LABEL = 'Application Query';
+
+/** How many characters of an answer are kept to check expectations against (the rest is counted, not kept). */
+const ANSWER_CAP_CHARS = 4 * 1024 * 1024;
+
+/** What the Testing view needs. */
+export interface QueryTestingDeps extends PlanDeps {
+  readonly runner: QueryRunner;
+  readonly catalog: QueryFileCatalog;
+}
+
+/** Which query (and which of its applications) a test item stands for. */
+interface ItemRef {
+  readonly file: vscode.Uri;
+  /** The query's name and its position among queries of that name in the file (names are the key: results survive reordering). */
+  readonly name: string;
+  readonly occurrence: number;
+  /** Set on a per-application child of a query with several applications. */
+  readonly applicationId?: string;
+}
+
+/**
+ * VS Code's Testing view for query files: every `*.aq.md` file of the workspace, each query in it
+ * (and, for a query with several applications, one child per application), kept current as files
+ * change. Running sends each query, checks its expectations and reports them; nothing streams into
+ * a panel, and every exchange is recorded in History like any other query.
+ */
+export class QueryTesting implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  /** The one run profile (Run). */
+  readonly runProfile: vscode.TestRunProfile;
+  private readonly refs = new WeakMap<vscode.TestItem, ItemRef>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly deps: QueryTestingDeps) {
+    this.controller = vscode.tests.createTestController(CONTROLLER_ID, CONTROLLER_LABEL);
+    this.controller.resolveHandler = async (item) => {
+      if (item === undefined) await this.deps.catalog.discover();
+    };
+    this.controller.refreshHandler = async () => {
+      await this.deps.catalog.discover(true);
+    };
+    this.runProfile = this.controller.createRunProfile('Run', vscode.TestRunProfileKind.Run, (request, token) => this.run(request, token), true);
+    for (const entry of deps.catalog.all()) this.update(entry.uri, entry);
+    this.disposables.push(
+      this.controller,
+      deps.catalog.onDidChange(({ uri, entry }) => this.update(uri, entry)),
+      // Application names decide the per-application children.
+      deps.settings.onDidChange(() => {
+        for (const entry of deps.catalog.all()) this.update(entry.uri, entry);
+      }),
+    );
+  }
+
+  /** Runs every query of one file, as the Testing view would (Run Query File, the file's CodeLens). */
+  async runFile(uri: vscode.Uri): Promise<void> {
+    await this.deps.catalog.discover();
+    let item = this.controller.items.get(uri.toString());
+    if (item === undefined) {
+      const entry = await this.deps.catalog.current(uri);
+      if (entry === undefined) return;
+      this.update(uri, entry);
+      item = this.controller.items.get(uri.toString());
+    }
+    if (item === undefined) return;
+    const cancel = new vscode.CancellationTokenSource();
+    try {
+      await this.run(new vscode.TestRunRequest([item]), cancel.token);
+    } finally {
+      cancel.dispose();
+    }
+  }
+
+  private update(uri: vscode.Uri, entry: CatalogEntry | undefined): void {
+    const id = uri.toString();
+    if (entry === undefined || entry.parsed.queries.length === 0) {
+      this.controller.items.delete(id);
+      return;
+    }
+    let fileItem = this.controller.items.get(id);
+    if (fileItem === undefined) {
+      fileItem = this.controller.createTestItem(id, plainText(basename(uri)), uri);
+      fileItem.description = plainText(vscode.workspace.asRelativePath(uri, true));
+      this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
+      this.controller.items.add(fileItem);
+    }
+    const known = knownNames(this.deps);
+    const seen = new Map<string, number>();
+    const children: vscode.TestItem[] = [];
+    for (const query of entry.parsed.queries) {
+      const occurrence = seen.get(query.name) ?? 0;
+      seen.set(query.name, occurrence + 1);
+      const queryId = `${id}#${occurrence}:${query.name}`;
+      const item = fileItem.children.get(queryId) ?? this.controller.createTestItem(queryId, plainText(query.name), uri);
+      item.label = plainText(query.name);
+      item.range = new vscode.Range(query.headingLine, 0, query.headingLine, 0);
+      item.sortText = String(query.index).padStart(6, '0');
+      this.refs.set(item, { file: uri, name: query.name, occurrence });
+      const { targets } = queryTargets(query, known);
+      if (query.applications.length > 1 && targets.length > 1) {
+        item.children.replace(
+          targets.map((target, i) => {
+            const childId = `${queryId}@${target.applicationId}`;
+            const child = item.children.get(childId) ?? this.controller.createTestItem(childId, plain`on ${target.applicationLabel}`, uri);
+            child.range = item.range;
+            child.sortText = String(i).padStart(4, '0');
+            this.refs.set(child, { file: uri, name: query.name, occurrence, applicationId: target.applicationId });
+            return child;
+          }),
+        );
+      } else {
+        item.children.replace([]);
+      }
+      children.push(item);
+    }
+    fileItem.children.replace(children);
+  }
+
+  /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once. */
+  private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const run = this.controller.createTestRun(request, undefined, true);
+    const leaves = this.leaves(request);
+    try {
+      if (!requireTrust()) {
+        for (const leaf of leaves) run.errored(leaf, new vscode.TestMessage(TRUST_MESSAGE));
+        return;
+      }
+      for (const leaf of leaves) run.enqueued(leaf);
+      const limiter = new KeyedLimiter(this.deps.settings.queryConcurrency());
+      const controller = new AbortController();
+      const onCancel = token.onCancellationRequested(() => controller.abort());
+      try {
+        await Promise.all(leaves.map((leaf) => this.runLeaf(run, leaf, limiter, controller.signal)));
+      } finally {
+        onCancel.dispose();
+      }
+    } finally {
+      run.end();
+    }
+  }
+
+  /** The items that run: the asked-for ones, or all; a file or a query with children expands to its leaves; excluded ones are left out. */
+  private leaves(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const excluded = new Set((request.exclude ?? []).map((item) => item.id));
+    const out: vscode.TestItem[] = [];
+    const walk = (item: vscode.TestItem): void => {
+      if (excluded.has(item.id)) return;
+      if (item.children.size === 0) {
+        if (this.refs.get(item)?.occurrence !== -1) out.push(item);
+        return;
+      }
+      const children: vscode.TestItem[] = [];
+      item.children.forEach((child) => children.push(child));
+      children.sort((a, b) => (a.sortText ?? '').localeCompare(b.sortText ?? ''));
+      for (const child of children) walk(child);
+    };
+    if (request.include !== undefined) for (const item of request.include) walk(item);
+    else {
+      const files: vscode.TestItem[] = [];
+      this.controller.items.forEach((item) => files.push(item));
+      files.sort((a, b) => (a.uri?.path ?? '').localeCompare(b.uri?.path ?? ''));
+      for (const file of files) walk(file);
+    }
+    return out;
+  }
+
+  private async runLeaf(run: vscode.TestRun, item: vscode.TestItem, limiter: KeyedLimiter, signal: AbortSignal): Promise<void> {
+    const ref = this.refs.get(item);
+    if (ref === undefined) return;
+    const entry = await this.deps.catalog.current(ref.file);
+    const query = entry === undefined ? undefined : findQuery(entry.parsed.queries, ref);
+    if (query === undefined) {
+      run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
+      return;
+    }
+    const plan = await planQuery(ref.file, query, this.deps);
+    if (!plan.ok) {
+      run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
+      return;
+    }
+    const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
+    const service = target.environment === undefined ? this.deps.settings.baseUrl() : this.deps.settings.serviceFor(target.environment);
+    await limiter.run(service.ok ? service.origin : '', async () => {
+      if (signal.aborted) {
+        run.skipped(item);
+        return;
+      }
+      run.started(item);
+      const sink = new CollectSink();
+      const outcome = await this.deps.runner.run(plan.input(target), [sink], {
+        surface: 'queryFile',
+        signal,
+        promptForKey: false,
+        ...(target.environment === undefined ? {} : { environment: target.environment }),
+      });
+      this.report(run, item, ref.file, query, target, sink, outcome);
+    });
+  }
+
+  private report(run: vscode.TestRun, item: vscode.TestItem, file: vscode.Uri, query: QueryEntry, target: QueryTarget, sink: CollectSink, outcome: QueryOutcome): void {
+    const where = new vscode.Location(file, new vscode.Position(query.headingLine, 0));
+    const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
+    const facts = [
+      outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
+      outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
+      `total ${formatDuration(outcome.durationMs)}`,
+      `${formatBytes(outcome.wireBytes)} received`,
+      `${outcome.textChars} characters`,
+    ].filter((part) => part !== undefined);
+    const lines = [`── ${header}`, facts.join(' · ')];
+    if (outcome.message !== undefined) lines.push(outcome.message);
+    if (outcome.warning !== undefined) lines.push(outcome.warning);
+    lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
+    run.appendOutput(terminalText(lines.join('\n')), where, item);
+
+    if (outcome.kind === 'stopped') {
+      run.skipped(item);
+      return;
+    }
+    if (outcome.httpStatus === undefined && outcome.exchangeId === undefined) {
+      // Nothing was sent (no key, a setting): the query could not be tested.
+      run.errored(item, located(new vscode.TestMessage(plainText(outcome.message ?? 'Not sent.')), file, query.headingLine), outcome.durationMs);
+      return;
+    }
+    const results = checkExpectations(query.expect, {
+      status: outcome.httpStatus,
+      answer: sink.text,
+      firstByteMs: outcome.firstByteMs,
+      totalMs: outcome.durationMs,
+      kind: outcome.kind,
+      message: outcome.message,
+    });
+    const failed = results.filter((result) => !result.passed);
+    if (failed.length === 0) run.passed(item, outcome.durationMs);
+    else run.failed(item, failed.map((result) => failureMessage(result, file, query)), outcome.durationMs);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** The query an item stands for, by name and occurrence (its position may have moved). */
+function findQuery(queries: readonly QueryEntry[], ref: ItemRef): QueryEntry | undefined {
+  return queries.filter((q) => q.name === ref.name)[ref.occurrence];
+}
+
+/** A failed expectation as the Testing view shows it: the words, and a diff where expected and actual texts exist. */
+function failureMessage(result: ExpectationResult, file: vscode.Uri, query: QueryEntry): vscode.TestMessage {
+  const message =
+    result.expected !== undefined && result.actual !== undefined
+      ? vscode.TestMessage.diff(plainText(result.message), result.expected, result.actual)
+      : new vscode.TestMessage(plainText(result.message));
+  return located(message, file, result.expectation?.span.line ?? query.headingLine);
+}
+
+function located(message: vscode.TestMessage, file: vscode.Uri, line: number): vscode.TestMessage {
+  message.location = new vscode.Location(file, new vscode.Position(line, 0));
+  return message;
+}
+
+/** Text for the test output (a terminal): CRLF line ends, and no escape sequence from an answer can style, move or link anything. */
+function terminalText(text: string): string {
+  return plainText(text).replace(/\r?\n/g, '\r\n');
+}
+
+function basename(uri: vscode.Uri): string {
+  return uri.path.slice(uri.path.lastIndexOf('/') + 1);
+}
+
+/** Keeps an answer's text (up to a cap) to check expectations against. */
+class CollectSink implements QuerySink {
+  text = '';
+  cut = false;
+
+  start(_info: QueryInfo): void {}
+
+  status(_httpStatus: number): void {}
+
+  append(text: string): void {
+    if (this.cut) return;
+    const room = ANSWER_CAP_CHARS - this.text.length;
+    if (text.length > room) {
+      this.text += text.slice(0, room);
+      this.cut = true;
+    } else {
+      this.text += text;
+    }
+  }
+
+  end(_outcome: QueryOutcome): void {}
+}

@@ -1,0 +1,609 @@
+/**
+ * The parser of query files (`*.aq.md`): Markdown where every top-level level-2 heading starts one
+ * query. Under the heading, an optional bullet list of `- key: value` lines sets the query
+ * (application, environment, context, expect); the rest of the section, up to the next such
+ * heading, is the question. Text before the first heading is notes and never sent.
+ *
+ * Which lines are headings and where the list under one ends is Markdown's business, so the block
+ * pass of markdown-it decides it (the same parser and options as a Markdown preview with HTML:
+ * `## x` inside a fence, a blockquote, a list or an HTML block is no query; `Name` underlined with
+ * `---` is one). Everything else is read line by line from the original text, so that every span
+ * is a 0-based line and UTF-16 columns of the text as the editor shows it, whatever its line breaks.
+ *
+ * Decisions beyond the file format's contract:
+ * - The option lines are the list's items, each one line. A line of the list that is not an item's
+ *   first line (a lazy continuation, as in `- expect: x` directly followed by the question, or an
+ *   indented one) ends the options: the question starts there.
+ * - A leading YAML front matter block (`---` on line 0 up to a `---` or `...` line) is notes, as
+ *   previews show it, not a setext heading.
+ * - The question's line breaks are `\n`, whatever the file's.
+ * - A query's own problems are also on the query (`problems`), so the host can refuse to send a
+ *   query with an error (a bad context path: nothing is sent).
+ */
+import type MarkdownIt from 'markdown-it';
+import { createMarkdown, type Markdown } from '../answer/blocks';
+import { parseExpectation, type Expectation } from './expect';
+
+type Token = MarkdownIt.Token;
+
+/** A place in the file: 0-based line, 0-based UTF-16 character columns [start, end). */
+export interface Span {
+  readonly line: number;
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The keys an option line can set. */
+export type OptionKey = 'application' | 'environment' | 'context' | 'expect';
+
+/** The option keys, in the order messages list them. */
+export const OPTION_KEYS: readonly OptionKey[] = ['application', 'environment', 'context', 'expect'];
+
+/** One `- key: value` line. `valueSpan` covers the value text only (for completion / quick fixes). */
+export interface OptionLine {
+  readonly key: OptionKey;
+  readonly value: string;
+  readonly span: Span;
+  readonly valueSpan: Span;
+  /** The key as written (any case). */
+  readonly keySpan: Span;
+}
+
+/** One comma-separated application name, or the environment. */
+export interface NamedValue {
+  readonly name: string;
+  readonly span: Span;
+}
+
+/** One `context:` file: a workspace-relative path, optionally a line range. */
+export interface ContextRef {
+  /** As written, normalised to forward slashes, without #L… */
+  readonly path: string;
+  /** 1-based inclusive, as written. */
+  readonly startLine?: number;
+  /** 1-based inclusive, as written. */
+  readonly endLine?: number;
+  /** The value. */
+  readonly span: Span;
+}
+
+/** One query of a query file: a top-level level-2 heading and its section. */
+export interface QueryEntry {
+  /** Heading text, trimmed (inline markdown kept as written; a setext heading's lines joined by a space). */
+  readonly name: string;
+  /** 0-based position in the file. */
+  readonly index: number;
+  /** 0-based. */
+  readonly headingLine: number;
+  /** Exclusive: the next top-level `##` heading's line, or the line count. */
+  readonly endLine: number;
+  /** The heading on its first line, from its first character to its last (`## Name`). */
+  readonly headingSpan: Span;
+  /** The name's text on the heading's first line. */
+  readonly nameSpan: Span;
+  readonly applications: readonly NamedValue[];
+  readonly environment?: NamedValue;
+  readonly context: readonly ContextRef[];
+  /** Only those that parsed. */
+  readonly expect: readonly Expectation[];
+  /** Every option line with a known key, as written, in order. */
+  readonly options: readonly OptionLine[];
+  /** The section's text after the option list, without leading/trailing blank lines, exactly as written otherwise (fences included); line breaks are `\n`. */
+  readonly question: string;
+  /** First line of the question, if any. */
+  readonly questionLine?: number;
+  /** The problems that lie in this query's section (also in the file's `problems`). */
+  readonly problems: readonly QueryFileProblem[];
+}
+
+/** What a problem of a query file is about (a diagnostic's code). */
+export type ProblemCode = 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication';
+
+/** Something in a query file that cannot run as written (error) or looks wrong (warning). */
+export interface QueryFileProblem {
+  readonly span: Span;
+  readonly message: string;
+  readonly severity: 'error' | 'warning';
+  readonly code: ProblemCode;
+  /** for unknownKey: the key it most likely meant */
+  readonly suggestion?: string;
+  /** The query it belongs to (its `index`). */
+  readonly queryIndex: number;
+}
+
+/** A parsed query file. */
+export interface ParsedQueryFile {
+  readonly queries: readonly QueryEntry[];
+  readonly problems: readonly QueryFileProblem[];
+  readonly lineCount: number;
+}
+
+/** What a context path may look like, for messages. */
+export const CONTEXT_HINT = 'Use a path relative to the workspace folder, e.g. src/app.ts#L10-40.';
+
+const LINE_BREAK = /\r\n|\r|\n/;
+const NUL = /\0/g;
+const WORD_CHAR = /^[\p{L}\p{N}]$/u;
+const FRONT_MATTER_OPEN = /^---[ \t]*$/;
+const FRONT_MATTER_CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+/** How far a front matter block may reach. */
+const FRONT_MATTER_LINES = 200;
+
+let markdown: Markdown | undefined;
+
+/** The block parser: the answers' markdown-it setup, with HTML blocks on as in a Markdown preview. */
+function blockParser(): Markdown {
+  if (markdown === undefined) {
+    markdown = createMarkdown();
+    markdown.set({ html: true });
+  }
+  return markdown;
+}
+
+/** Whether a line holds only spaces and tabs (Markdown's blank line). */
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c !== 32 && c !== 9) return false;
+  }
+  return true;
+}
+
+/** The line after a leading front matter block, or 0. */
+function frontMatterEnd(lines: readonly string[]): number {
+  if (lines.length < 2 || !FRONT_MATTER_OPEN.test(lines[0])) return 0;
+  const last = Math.min(lines.length, FRONT_MATTER_LINES);
+  for (let i = 1; i < last; i++) {
+    if (FRONT_MATTER_CLOSE.test(lines[i])) return i + 1;
+  }
+  return 0;
+}
+
+interface Heading {
+  /** Token index of heading_open. */
+  readonly token: number;
+  readonly line: number;
+  /** The line after the heading (after a setext underline). */
+  readonly after: number;
+  readonly setext: boolean;
+  readonly content: string;
+}
+
+/**
+ * Parses a query file. Never throws, for any string; linear in the text's length (markdown-it's
+ * block pass plus one look at each line).
+ */
+export function parseQueryFile(text: string): ParsedQueryFile {
+  const lines = text.split(LINE_BREAK);
+  const lineCount = lines.length;
+  const skip = frontMatterEnd(lines);
+  const source = (skip === 0 ? lines : lines.map((line, i) => (i < skip ? '' : line))).join('\n').replace(NUL, '\uFFFD');
+  const md = blockParser();
+  const tokens: Token[] = [];
+  md.block.parse(source, md, {}, tokens);
+
+  const headings: Heading[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.type === 'heading_open' && token.level === 0 && token.tag === 'h2' && token.map !== null) {
+      headings.push({ token: i, line: token.map[0], after: token.map[1], setext: token.markup !== '##', content: tokens[i + 1]?.content ?? '' });
+    }
+  }
+
+  const queries: QueryEntry[] = [];
+  const problems: QueryFileProblem[] = [];
+  const names = new Set<string>();
+  for (let k = 0; k < headings.length; k++) {
+    const endLine = k + 1 < headings.length ? headings[k + 1].line : lineCount;
+    const query = readQuery(lines, tokens, headings[k], k, endLine, names);
+    queries.push(query);
+    problems.push(...query.problems);
+  }
+  return { queries, problems, lineCount };
+}
+
+/** The first top-level block token after token `from`, if it starts before `endLine`. */
+function nextBlock(tokens: readonly Token[], from: number, endLine: number): number | undefined {
+  for (let i = from; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.level === 0 && token.nesting !== -1) return token.map !== null && token.map[0] < endLine ? i : undefined;
+  }
+  return undefined;
+}
+
+/** The index of the token that closes the top-level block opened at `open` (itself if it closes nothing). */
+function closingToken(tokens: readonly Token[], open: number): number {
+  if (tokens[open].nesting !== 1) return open;
+  for (let i = open + 1; i < tokens.length; i++) {
+    if (tokens[i].level === 0) return i;
+  }
+  return tokens.length - 1;
+}
+
+/** Collects what goes into a query while its section is read. */
+class QueryBuilder {
+  readonly applications: NamedValue[] = [];
+  environment: NamedValue | undefined;
+  readonly context: ContextRef[] = [];
+  readonly expect: Expectation[] = [];
+  readonly options: OptionLine[] = [];
+  readonly problems: QueryFileProblem[] = [];
+
+  constructor(private readonly queryIndex: number) {}
+
+  problem(code: ProblemCode, span: Span, message: string, severity: 'error' | 'warning' = 'error', suggestion?: string): void {
+    this.problems.push({ span, message, severity, code, queryIndex: this.queryIndex, ...(suggestion === undefined ? {} : { suggestion }) });
+  }
+}
+
+function readQuery(lines: readonly string[], tokens: readonly Token[], heading: Heading, index: number, endLine: number, names: Set<string>): QueryEntry {
+  const builder = new QueryBuilder(index);
+  const { name, nameSpan, headingSpan } = headingText(lines, heading);
+  if (names.has(name)) {
+    builder.problem('duplicateName', headingSpan, `Another query of this file is already named ${JSON.stringify(name)}: the Testing view tells queries apart by name, give this one another.`, 'warning');
+  }
+  names.add(name);
+
+  // The option list: the first block after the heading, if it is a bullet list of `key: value`
+  // items (a change of marker starts another list: lists of options right after it count too).
+  let questionStart = Math.min(heading.after, endLine);
+  let block = nextBlock(tokens, heading.token + 3, endLine);
+  for (;;) {
+    const list = block === undefined ? undefined : tokens[block];
+    const items = block === undefined || list?.map == null ? undefined : optionItems(lines, tokens, block);
+    if (block === undefined || list?.map == null || items === undefined) break;
+    const listEnd = Math.min(list.map[1], endLine);
+    let line = list.map[0];
+    for (; line < listEnd; line++) {
+      const form = items.get(line);
+      if (form !== undefined) readOption(lines[line], line, form, builder);
+      else if (!isBlank(lines[line])) break;
+    }
+    questionStart = line;
+    if (line < listEnd) break;
+    block = nextBlock(tokens, closingToken(tokens, block) + 1, endLine);
+  }
+
+  let qStart = questionStart;
+  while (qStart < endLine && isBlank(lines[qStart])) qStart++;
+  let qEnd = endLine;
+  while (qEnd > qStart && isBlank(lines[qEnd - 1])) qEnd--;
+  const question = lines.slice(qStart, qEnd).join('\n');
+  if (question === '') {
+    const hasContext = builder.context.length > 0;
+    builder.problem('emptyQuestion', headingSpan, hasContext ? 'This query has no question: only its context is sent.' : 'This query has no question: write it under the heading (after the option lines).', 'warning');
+  }
+
+  return {
+    name,
+    index,
+    headingLine: heading.line,
+    endLine,
+    headingSpan,
+    nameSpan,
+    applications: builder.applications,
+    ...(builder.environment === undefined ? {} : { environment: builder.environment }),
+    context: builder.context,
+    expect: builder.expect,
+    options: builder.options,
+    question,
+    ...(question === '' ? {} : { questionLine: qStart }),
+    problems: builder.problems,
+  };
+}
+
+/** The heading's name (from the original text), its span and the heading's span on its first line. */
+function headingText(lines: readonly string[], heading: Heading): { name: string; nameSpan: Span; headingSpan: Span } {
+  const line = heading.line;
+  const first = lines[line];
+  const headingStart = first.length - first.trimStart().length;
+  const headingSpan: Span = { line, start: headingStart, end: Math.max(headingStart, first.trimEnd().length) };
+  // markdown-it's content is the heading's text trimmed: a slice of the (normalised) text that
+  // starts at the first non-space after the `##` (ATX) or at the line's first non-space (setext).
+  const textEnd = heading.setext ? Math.max(line + 1, heading.after - 1) : line + 1;
+  const region = textEnd === line + 1 ? first : lines.slice(line, textEnd).join('\n');
+  let from = 0;
+  if (!heading.setext) {
+    from = headingStart;
+    while (from < first.length && first.charAt(from) === '#') from++;
+  }
+  const rest = region.slice(from);
+  const start = from + (rest.length - rest.trimStart().length);
+  const length = Math.min(heading.content.length, region.length - start);
+  const raw = region.slice(start, start + length);
+  const breakAt = raw.indexOf('\n');
+  const name = breakAt < 0 ? raw : raw.split('\n').map((part) => part.trim()).join(' ');
+  const nameEnd = breakAt < 0 ? start + raw.length : first.trimEnd().length;
+  const nameStart = Math.min(start, first.length);
+  return { name, nameSpan: { line, start: nameStart, end: Math.max(nameStart, Math.min(nameEnd, first.length)) }, headingSpan };
+}
+
+/** Where the parts of an option line are: `- key: value`. */
+interface OptionForm {
+  /** The list marker's column. */
+  readonly marker: number;
+  readonly keyStart: number;
+  readonly keyEnd: number;
+  /** The column after the colon. */
+  readonly afterColon: number;
+}
+
+/**
+ * Whether a line is an option item's first line: up to three spaces, a marker (`-`, `*`, `+`),
+ * spaces or tabs, a key (letters, digits, `-`, `_`), optional spaces or tabs, and a colon that does
+ * not start `://` (a bare URL is no option). Read by hand: this runs on every line of every list
+ * under a heading.
+ */
+export function optionForm(line: string): OptionForm | undefined {
+  let i = 0;
+  while (i < 3 && line.charCodeAt(i) === 32) i++;
+  const marker = i;
+  const m = line.charCodeAt(i);
+  if (m !== 45 && m !== 42 && m !== 43) return undefined;
+  i++;
+  const afterMarker = i;
+  while (isSpaceOrTab(line.charCodeAt(i))) i++;
+  if (i === afterMarker) return undefined;
+  const keyStart = i;
+  i = keyEnd(line, i);
+  if (i === keyStart) return undefined;
+  const end = i;
+  while (isSpaceOrTab(line.charCodeAt(i))) i++;
+  if (line.charCodeAt(i) !== 58 || (line.charCodeAt(i + 1) === 47 && line.charCodeAt(i + 2) === 47)) return undefined;
+  return { marker, keyStart, keyEnd: end, afterColon: i + 1 };
+}
+
+function isSpaceOrTab(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
+/** Where a key starting at `i` ends: letters, digits (any script), `-` and `_`. */
+function keyEnd(line: string, i: number): number {
+  while (i < line.length) {
+    const c = line.charCodeAt(i);
+    if (c < 128) {
+      if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95)) break;
+      i++;
+      continue;
+    }
+    const ch = String.fromCodePoint(line.codePointAt(i) ?? c);
+    if (!WORD_CHAR.test(ch)) break;
+    i += ch.length;
+  }
+  return i;
+}
+
+/**
+ * The first lines of a bullet list's items and their forms, if every one has the `key: value`
+ * form (else the list is part of the question). Token `list` is the list's opening token.
+ */
+function optionItems(lines: readonly string[], tokens: readonly Token[], list: number): Map<number, OptionForm> | undefined {
+  if (tokens[list].type !== 'bullet_list_open') return undefined;
+  const items = new Map<number, OptionForm>();
+  for (let i = list + 1; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.level === 0) break; // bullet_list_close
+    if (token.type !== 'list_item_open' || token.level !== 1 || token.map === null) continue;
+    const line = token.map[0];
+    const form = optionForm(lines[line]);
+    if (form === undefined) return undefined;
+    items.set(line, form);
+  }
+  return items.size > 0 ? items : undefined;
+}
+
+/** Keys people write for the known ones, for an unknown key's suggestion. */
+const KEY_ALIASES: ReadonlyMap<string, OptionKey> = new Map([
+  ['app', 'application'], ['apps', 'application'], ['applications', 'application'], ['application-id', 'application'], ['application_id', 'application'], ['app-id', 'application'], ['appid', 'application'], ['model', 'application'],
+  ['env', 'environment'], ['envs', 'environment'], ['environments', 'environment'], ['environnement', 'environment'], ['stage', 'environment'], ['target', 'environment'],
+  ['contexts', 'context'], ['ctx', 'context'], ['file', 'context'], ['files', 'context'], ['include', 'context'], ['attach', 'context'],
+  ['expects', 'expect'], ['expectation', 'expect'], ['expectations', 'expect'], ['expected', 'expect'], ['assert', 'expect'], ['check', 'expect'],
+]);
+
+/** The known key an unknown one most likely meant: an alias, or one at most two edits away. */
+export function suggestKey(key: string): OptionKey | undefined {
+  const lower = key.toLowerCase();
+  const alias = KEY_ALIASES.get(lower);
+  if (alias !== undefined) return alias;
+  if (lower.length > 16) return undefined;
+  let best: OptionKey | undefined;
+  let bestDistance = 3;
+  for (const known of OPTION_KEYS) {
+    const d = editDistance(lower, known);
+    if (d < bestDistance) {
+      best = known;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** The text and span of a value (`start`..`end` of its line), trimmed and without one pair of enclosing backticks. */
+function unquoteValue(lineText: string, line: number, start: number, end: number): { value: string; span: Span } {
+  let s = start;
+  let e = end;
+  while (s < e && isSpaceAt(lineText, s)) s++;
+  while (e > s && isSpaceAt(lineText, e - 1)) e--;
+  if (e - s >= 2 && lineText.charAt(s) === '`' && lineText.charAt(e - 1) === '`' && !lineText.slice(s + 1, e - 1).includes('`')) {
+    s++;
+    e--;
+    while (s < e && isSpaceAt(lineText, s)) s++;
+    while (e > s && isSpaceAt(lineText, e - 1)) e--;
+  }
+  return { value: lineText.slice(s, e), span: { line, start: s, end: e } };
+}
+
+/** Whether the character at `i` is whitespace (as String.prototype.trim sees it). */
+function isSpaceAt(text: string, i: number): boolean {
+  const c = text.charCodeAt(i);
+  if (c === 32 || c === 9) return true;
+  if (c < 128) return c >= 10 && c <= 13;
+  return text.charAt(i).trim() === '';
+}
+
+/** Reads one option line (of the option form) into the query. */
+function readOption(lineText: string, line: number, form: OptionForm, builder: QueryBuilder): void {
+  const { afterColon } = form;
+  const written = lineText.slice(form.keyStart, form.keyEnd);
+  const keySpan: Span = { line, start: form.keyStart, end: form.keyEnd };
+  const { value, span: valueSpan } = unquoteValue(lineText, line, afterColon, lineText.length);
+  // An empty value: the place to type it, after the colon and its spaces.
+  let valueAt = valueSpan;
+  if (value === '') {
+    let at = afterColon;
+    while (at < lineText.length && isSpaceAt(lineText, at)) at++;
+    valueAt = { line, start: at, end: at };
+  }
+  const span: Span = { line, start: form.marker, end: Math.max(valueAt.end, afterColon) };
+  const key = written.toLowerCase();
+  if (!(OPTION_KEYS as readonly string[]).includes(key)) {
+    const suggestion = suggestKey(written);
+    const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
+    builder.problem('unknownKey', keySpan, `Unknown option "${written}".${hint} The options are: application, environment, context and expect.`, 'error', suggestion);
+    return;
+  }
+  const option: OptionLine = { key: key as OptionKey, value, span, valueSpan: valueAt, keySpan };
+  builder.options.push(option);
+  if (value === '') {
+    builder.problem('emptyValue', span, `"${key}:" has no value. ${VALUE_HINTS[key as OptionKey]}`);
+    return;
+  }
+  switch (option.key) {
+    case 'application':
+      readApplications(lineText, valueSpan, builder);
+      break;
+    case 'environment':
+      if (builder.environment === undefined) builder.environment = { name: value, span: valueSpan };
+      else builder.problem('duplicateEnvironment', valueSpan, `This query already names the environment "${builder.environment.name}" (line ${builder.environment.span.line + 1}); a query runs on one environment.`);
+      break;
+    case 'context': {
+      const ref = parseContextValue(value, valueSpan);
+      if ('error' in ref) builder.problem('badContext', valueSpan, ref.error);
+      else builder.context.push(ref);
+      break;
+    }
+    case 'expect': {
+      const expectation = parseExpectation(value, valueSpan);
+      if ('error' in expectation) builder.problem('badExpect', valueSpan, expectation.error);
+      else builder.expect.push(expectation);
+      break;
+    }
+  }
+}
+
+/** What each key's value looks like, for an empty value's message. */
+const VALUE_HINTS: Readonly<Record<OptionKey, string>> = {
+  application: 'Name an application by id or name, e.g. "- application: support-bot" (several: comma-separated).',
+  environment: 'Name an environment of applicationQuery.environments, e.g. "- environment: staging".',
+  context: `Name a file to send along. ${CONTEXT_HINT}`,
+  expect: 'Write what the answer must do, e.g. "- expect: contains \\"refund\\"".',
+};
+
+/** Splits an `application:` value on commas into names (each trimmed, without backticks). */
+function readApplications(lineText: string, value: Span, builder: QueryBuilder): void {
+  let start = value.start;
+  let reported = -1;
+  for (;;) {
+    let comma = lineText.indexOf(',', start);
+    if (comma < 0 || comma >= value.end) comma = value.end;
+    const part = unquoteValue(lineText, value.line, start, comma);
+    if (part.value !== '') {
+      builder.applications.push({ name: part.value, span: part.span });
+    } else {
+      // Point at a comma that can go: the one after the empty name, or for the last name the one before it.
+      const at = comma < value.end ? comma : start - 1;
+      if (at !== reported) builder.problem('emptyApplication', { line: value.line, start: at, end: at + 1 }, 'An application name is missing between commas: remove the extra comma or add a name.');
+      reported = at;
+    }
+    if (comma >= value.end) return;
+    start = comma + 1;
+  }
+}
+
+/** `#L10`, `#L10-40`, `#L10-L40` (any case of L). */
+const LINE_RANGE = /^[Ll](\d{1,9})(?:-[Ll]?(\d{1,9}))?$/;
+/** A URL scheme (two letters at least: one is a drive). */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
+const DRIVE = /^[A-Za-z]:/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Reads a `context:` value: a path relative to the query file's workspace folder, optionally with
+ * a line range. Only the lexical checks (the host checks that the file exists and that no symlink
+ * leads out): no absolute path, drive, UNC path, `~`, URL, control character, or `..` above the
+ * folder.
+ */
+export function parseContextValue(value: string, span: Span): ContextRef | { readonly error: string } {
+  let pathText = value;
+  let startLine: number | undefined;
+  let endLine: number | undefined;
+  const hash = value.lastIndexOf('#');
+  if (hash >= 0) {
+    const fragment = value.slice(hash + 1);
+    if (fragment === '' || /^[Ll\d]/.test(fragment)) {
+      const m = LINE_RANGE.exec(fragment);
+      if (m === null) return { error: `"#${clip(fragment)}" is not a line range: write #L10 or #L10-40 after the path. ${CONTEXT_HINT}` };
+      startLine = Number(m[1]);
+      endLine = m[2] === undefined ? undefined : Number(m[2]);
+      if (startLine < 1 || (endLine !== undefined && endLine < 1)) return { error: `Line numbers start at 1 (#L${m[1]}${m[2] === undefined ? '' : `-${m[2]}`}).` };
+      if (endLine !== undefined && endLine < startLine) return { error: `The line range #L${m[1]}-${m[2]} ends before it starts.` };
+      pathText = value.slice(0, hash).trimEnd();
+    }
+  }
+  const path = pathText.replace(/\\/g, '/');
+  if (path === '') return { error: `The context path is empty. ${CONTEXT_HINT}` };
+  if (CONTROL.test(path)) return { error: `The context path contains a control character. ${CONTEXT_HINT}` };
+  if (path.startsWith('//')) return { error: `${JSON.stringify(clip(pathText))} is a network (UNC) path: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
+  if (path.startsWith('/')) return { error: `${JSON.stringify(clip(pathText))} is an absolute path: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
+  if (DRIVE.test(path)) return { error: `${JSON.stringify(clip(pathText))} names a drive: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
+  if (path.startsWith('~')) return { error: `${JSON.stringify(clip(pathText))} starts in a home folder: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
+  if (SCHEME.test(path)) return { error: `${JSON.stringify(clip(pathText))} is a URL: context files are files of the workspace folder. ${CONTEXT_HINT}` };
+  let depth = 0;
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      depth--;
+      if (depth < 0) return { error: `${JSON.stringify(clip(pathText))} leads out of the workspace folder (".."): context files must lie inside it. ${CONTEXT_HINT}` };
+      continue;
+    }
+    // Windows reads `.. ` or `...` much like `..`: no segment of only dots and spaces.
+    if (onlyDotsAndSpaces(segment)) return { error: `${JSON.stringify(clip(pathText))} has a part made only of dots and spaces ("${segment}"). ${CONTEXT_HINT}` };
+    depth++;
+  }
+  if (depth === 0) return { error: `${JSON.stringify(clip(pathText))} names the workspace folder itself, not a file. ${CONTEXT_HINT}` };
+  return { path, span, ...(startLine === undefined ? {} : { startLine }), ...(endLine === undefined ? {} : { endLine }) };
+}
+
+function onlyDotsAndSpaces(segment: string): boolean {
+  for (let i = 0; i < segment.length; i++) {
+    const c = segment.charCodeAt(i);
+    if (c !== 46 && c !== 32) return false;
+  }
+  return true;
+}
+
+function clip(text: string): string {
+  return text.length <= 60 ? text : `${text.slice(0, 59)}…`;
+}
+
+/** The option line (if any) at a position, with the query it belongs to (for completion/hover). */
+export function optionAt(file: ParsedQueryFile, line: number, character: number): { query: QueryEntry; option?: OptionLine } | undefined {
+  const query = file.queries.find((q) => line >= q.headingLine && line < q.endLine);
+  if (query === undefined) return undefined;
+  const option = query.options.find((o) => o.span.line === line && character >= o.span.start);
+  return option === undefined ? { query } : { query, option };
+}
