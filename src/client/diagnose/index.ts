@@ -32,6 +32,7 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
       {
         when: new Date().toISOString(),
         baseUrl: options.baseUrl,
+        ...(options.environment === undefined ? {} : { environment: options.environment }),
         ...(options.applicationId === undefined ? {} : { applicationId: options.applicationId }),
         settings: options.settings ?? [],
         proxy,
@@ -42,9 +43,14 @@ export async function diagnose(options: DiagnoseOptions): Promise<Diagnosis> {
       secrets,
     );
 
-  const base = validateBaseUrl(options.baseUrl);
+  // JSON's quoting keeps a name with quotes or line breaks on one line, as it is written in settings.json.
+  const setting = options.environment === undefined ? 'applicationQuery.baseUrl' : `applicationQuery.environments[${JSON.stringify(options.environment)}].baseUrl`;
+  const base = options.serviceProblem === undefined ? validateBaseUrl(options.baseUrl, setting) : { ok: false as const, message: options.serviceProblem };
   if (!base.ok) {
-    log.add('url', 'failed', base.message, { advice: 'Set applicationQuery.baseUrl in your user settings.' });
+    const advice = options.serviceProblem !== undefined
+      ? 'Add the environment to applicationQuery.environments in your user settings, or run "Select Environment…" to choose another.'
+      : `Set ${setting} in your user settings.`;
+    log.add('url', 'failed', base.message, { advice });
     log.skipRest('proxy', 'Not checked: the base URL is not usable.');
     return result({}, { settings: maskProxySettings(proxySettings) });
   }

@@ -10,6 +10,8 @@ export function formatDiagnosis(diagnosis: Diagnosis): string {
   const failed = diagnosis.steps.filter((step) => step.status === 'failed');
   const warned = diagnosis.steps.filter((step) => step.status === 'warning');
   lines.push(
+    `Environment: ${diagnosis.environment === undefined ? 'none (applicationQuery.baseUrl)' : environmentName(diagnosis.environment)}`,
+    '',
     `Run ${diagnosis.when} for ${code(diagnosis.baseUrl)}${diagnosis.applicationId === undefined ? '' : ` and the application ${code(diagnosis.applicationId)}`}.`,
     '',
     failed.length > 0
@@ -31,7 +33,7 @@ export function formatDiagnosis(diagnosis: Diagnosis): string {
   if (advice.length > 0) {
     lines.push('', '## What to do', '');
     for (const step of advice) {
-      lines.push(`- **${step.title}**: ${step.advice ?? ''}`);
+      lines.push(`- **${step.title}**: ${(step.advice ?? '').replace(/\r?\n/g, ' ')}`);
     }
   }
   lines.push('', '## Settings in effect', '');
@@ -58,6 +60,11 @@ export function formatDiagnosis(diagnosis: Diagnosis): string {
   }
   lines.push('', 'The API key is never part of this report.', '');
   return lines.join('\n');
+}
+
+/** An environment's name as written when it is plain words (`staging`, `eu-west.2`), else as inline code on one line. */
+function environmentName(name: string): string {
+  return /^[\p{L}\p{N}][\p{L}\p{N}_.-]*(?: [\p{L}\p{N}_.-]+)*$/u.test(name) ? name : code(name.replace(/\s+/g, ' '));
 }
 
 /** Text for a Markdown table cell: one line, pipes escaped. */

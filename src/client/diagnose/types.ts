@@ -27,8 +27,15 @@ export interface ProxySettings {
 
 /** What to diagnose. */
 export interface DiagnoseOptions {
-  /** `applicationQuery.baseUrl` as set. */
+  /** The base URL as set: the environment's (`applicationQuery.environments`), else `applicationQuery.baseUrl`. */
   readonly baseUrl: string;
+  /** The environment being diagnosed, by name; absent: none (`applicationQuery.baseUrl`). */
+  readonly environment?: string;
+  /**
+   * Why there is no base URL to check at all (the environment is not in
+   * `applicationQuery.environments`): the URL step fails with it and nothing else runs.
+   */
+  readonly serviceProblem?: string;
   /** The current application, for the key check. */
   readonly applicationId?: string;
   /** Its key, when one is stored; never part of the result. */
@@ -93,6 +100,8 @@ export interface Diagnosis {
   /** When it ran (ISO 8601). */
   readonly when: string;
   readonly baseUrl: string;
+  /** The environment diagnosed; absent: none (`applicationQuery.baseUrl`). */
+  readonly environment?: string;
   readonly origin?: string;
   readonly applicationId?: string;
   readonly settings: readonly SettingInEffect[];

@@ -6,8 +6,11 @@ import type { StreamShape, WireFormat } from '../formats';
 import type { EndKind } from '../../shared/outcome';
 import { isRecord } from '../formats/json';
 
-/** Where an exchange was started. */
-export type Surface = 'command' | 'panel' | 'chat' | 'participant' | 'model' | 'tool' | 'replay';
+/** Where an exchange was started (`queryFile`: a query file or the Testing view; `compare`: the Compare panel). */
+export type Surface = 'command' | 'panel' | 'chat' | 'participant' | 'model' | 'tool' | 'replay' | 'queryFile' | 'compare';
+
+/** The longest environment name a stored exchange may carry; a longer one is dropped when it is read back. */
+export const ENVIRONMENT_NAME_MAX_CHARS = 200;
 
 /** The request as it was sent, the key masked. */
 export interface RecordedRequest {
@@ -80,9 +83,14 @@ export interface Exchange {
   readonly textChars: number;
   /** The exchange this one replayed, if it is a replay. */
   readonly replayOf?: string;
+  /**
+   * The environment (`applicationQuery.environments`) the request went to, as it was named then;
+   * empty: `applicationQuery.baseUrl`; absent: not recorded (an older exchange, or no environment).
+   */
+  readonly environment?: string;
 }
 
-const SURFACES: ReadonlySet<string> = new Set(['command', 'panel', 'chat', 'participant', 'model', 'tool', 'replay']);
+const SURFACES: ReadonlySet<string> = new Set(['command', 'panel', 'chat', 'participant', 'model', 'tool', 'replay', 'queryFile', 'compare']);
 const END_KINDS: ReadonlySet<string> = new Set(['done', 'stopped', 'interrupted', 'error']);
 const WIRE_FORMATS: ReadonlySet<string> = new Set(['text', 'sse', 'ndjson', 'vercel-data']);
 
@@ -91,12 +99,34 @@ export function isReplayable(exchange: Exchange): boolean {
   return exchange.request.bodyTruncated !== true;
 }
 
+/** Where a replay goes: an environment by name (empty: `applicationQuery.baseUrl`), or the current service. */
+export interface ReplayTarget {
+  /** The environment to send to; absent: the current one. */
+  readonly environment?: string;
+  /** Set when the recorded environment is gone (renamed, removed) and the replay goes to the current service: its name. */
+  readonly missing?: string;
+}
+
+/**
+ * Where a replay of `exchange` goes, given the environments configured now: the environment it was
+ * recorded on while it still exists (its base URL as it is now, with that origin's key), or
+ * `applicationQuery.baseUrl` when it was recorded there (an empty name). An exchange that does not
+ * say (recorded before environments) goes to the current service, as it always did; so does one
+ * whose environment is gone, with `missing` set so the caller can say so.
+ */
+export function replayTarget(exchange: Exchange, configured: readonly { readonly name: string }[]): ReplayTarget {
+  const recorded = exchange.environment;
+  if (recorded === undefined) return {};
+  if (recorded === '' || configured.some((environment) => environment.name === recorded)) return { environment: recorded };
+  return { missing: recorded };
+}
+
 /** Reads one stored exchange, or `undefined` when it is not a valid one. Never throws. */
 export function parseExchange(value: unknown): Exchange | undefined {
   if (!isRecord(value)) {
     return undefined;
   }
-  const { id, when, applicationId, applicationLabel, surface, request, response, outcome, timings, wireBytes, textChars, replayOf } = value;
+  const { id, when, applicationId, applicationLabel, surface, request, response, outcome, timings, wireBytes, textChars, replayOf, environment } = value;
   if (
     !isString(id) ||
     id === '' ||
@@ -132,6 +162,8 @@ export function parseExchange(value: unknown): Exchange | undefined {
     wireBytes,
     textChars,
     ...(replayOf === undefined ? {} : { replayOf }),
+    // Only a plausible name is kept: anything else (not a string, too long) is dropped, not the exchange.
+    ...(isString(environment) && environment.length <= ENVIRONMENT_NAME_MAX_CHARS ? { environment } : {}),
   };
 }
 
@@ -199,6 +231,7 @@ function parseTimings(value: unknown): RecordedTimings | undefined {
   return dropUndefined({ headersMs, firstByteMs, durationMs });
 }
 
+/** A copy of `value` without its `undefined` properties (so stored JSON and deep equality agree). */
 export function dropUndefined<T extends object>(value: T): T {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {

@@ -140,6 +140,8 @@ export interface ExchangeStart {
   /** Masked wherever they appear (the API key). */
   readonly secrets?: readonly string[];
   readonly replayOf?: string;
+  /** The environment the request goes to (empty: `applicationQuery.baseUrl`); recorded as given. */
+  readonly environment?: string;
 }
 
 /** How the recorded exchange ended; counts are the query's own (they include what the caps cut). */
@@ -250,6 +252,7 @@ export class ExchangeRecorder {
         wireBytes: end.wireBytes ?? this.wireBytes,
         textChars: this.textChars,
         ...(this.start.replayOf === undefined ? {} : { replayOf: this.start.replayOf }),
+        ...(this.start.environment === undefined ? {} : { environment: this.start.environment }),
       },
       secrets,
     );

@@ -1,11 +1,14 @@
 import * as vscode from 'vscode';
 import { CURL_KEY_VARIABLE, curlCommand, curlShellFor } from '../../client/curl';
+import { serviceLabel } from '../../shared/environments';
 import { plain, plainText } from '../../shared/plainText';
-import { isReplayable, type Exchange, type HistoryStore } from '../../client/history';
+import { isReplayable, replayTarget, type Exchange, type HistoryStore } from '../../client/history';
 import type { CurrentApplication } from '../platform/currentApplication';
 import type { AnswerPanels } from '../answerPanel/answerPanel';
 import { Commands } from '../platform/commandIds';
-import { exchangeDescription, exchangeQuestion } from './historyView';
+import type { Log } from '../platform/log';
+import type { Settings } from '../platform/settings';
+import { exchangeDescription, exchangeQuestion, exchangeService } from './historyView';
 import type { Inspector } from './inspector';
 import { runCommandQuery, type CommandQueryDeps } from '../query/commandQuery';
 
@@ -15,6 +18,13 @@ export interface HistoryCommandDeps extends CommandQueryDeps {
   readonly inspector: Inspector;
   readonly current: CurrentApplication;
   readonly panels: AnswerPanels;
+  readonly log: Log;
+}
+
+/** The current service as the user knows it, for messages. */
+function currentService(settings: Settings): string {
+  const base = settings.baseUrl();
+  return base.ok ? serviceLabel(base) : 'the current service (not usable as configured)';
 }
 
 /** The exchange a command is about: a History row (or its id), else one the user picks. */
@@ -44,9 +54,18 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
       void vscode.window.showWarningMessage('This request was too large to keep whole in History, so it cannot be replayed exactly.');
       return;
     }
+    const target = replayTarget(exchange, deps.settings.environments().environments);
+    if (target.missing !== undefined) {
+      const where = currentService(deps.settings);
+      deps.log.info(`Replay: the environment "${target.missing}" this exchange was recorded on is no longer in applicationQuery.environments; replaying on ${where}.`);
+      void vscode.window.showInformationMessage(plain`The environment "${target.missing}" this exchange was recorded on is no longer in applicationQuery.environments: replaying on ${where}.`);
+    } else if (target.environment !== undefined && target.environment !== deps.settings.environment()) {
+      deps.log.info(`Replay: sent to ${target.environment === '' ? 'applicationQuery.baseUrl' : `the environment "${target.environment}"`}, where the exchange was recorded (the current one is ${deps.settings.environment() === '' ? 'applicationQuery.baseUrl' : `"${deps.settings.environment()}"`}).`);
+    }
     const again = (): void => replay(exchange, applicationId);
     const input = { applicationId, question: '', recordedBody: exchange.request.body };
-    runCommandQuery(deps, input, deps.panels.sink(applicationId, again), { surface: 'replay', replayOf: exchange.id }, again);
+    const options = { surface: 'replay' as const, replayOf: exchange.id, ...(target.environment === undefined ? {} : { environment: target.environment }) };
+    runCommandQuery(deps, input, deps.panels.sink(applicationId, again), options, again);
   };
 
   context.subscriptions.push(
@@ -66,7 +85,7 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand(Commands.replayWith, async (arg?: unknown) => {
       const exchange = await exchangeFor(arg, deps.history, 'Replay with Another Application…');
       if (exchange === undefined) return;
-      const app = await deps.current.pick({ title: `Replay the request sent to ${exchange.applicationLabel} with…`, always: true, remember: false });
+      const app = await deps.current.pick({ title: `Replay the request sent to ${exchange.applicationLabel} on ${exchangeService(exchange)} with…`, always: true, remember: false });
       if (app !== undefined) replay(exchange, app.id);
     }),
     vscode.commands.registerCommand(Commands.copyAsCurl, async (arg?: unknown) => {

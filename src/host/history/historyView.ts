@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { formatBytes, formatDuration } from '../../shared/format';
 import { isReplayable, type Exchange, type HistoryStore } from '../../client/history';
-import { plainText } from '../../shared/plainText';
+import { plainMarkdown, plainText } from '../../shared/plainText';
 import { Commands } from '../platform/commandIds';
 
 /** The History view's id (fixed by package.json). */
@@ -14,11 +14,50 @@ const ICONS: Readonly<Record<Exchange['outcome']['kind'], vscode.ThemeIcon>> = {
   error: new vscode.ThemeIcon('error', new vscode.ThemeColor('list.errorForeground')),
 };
 
-/** What a row says about its exchange after the application: status, duration, time. */
+/** Where an exchange was started, in a word or two (rows' tooltips). */
+export const SURFACE_LABELS: Readonly<Record<Exchange['surface'], string>> = {
+  command: 'command',
+  panel: 'answer panel',
+  chat: 'sidebar chat',
+  participant: '@app',
+  model: 'model',
+  tool: 'tool',
+  replay: 'replay',
+  queryFile: 'query file',
+  compare: 'compare',
+};
+
+/** The origin of a recorded request's URL, or the URL itself when it is not one. */
+export function exchangeOrigin(exchange: Exchange): string {
+  try {
+    return new URL(exchange.request.url).origin;
+  } catch {
+    return exchange.request.url;
+  }
+}
+
+/**
+ * The service an exchange went to, as the user knows it: `staging (https://staging.example.com)`,
+ * `https://service.example.com (applicationQuery.baseUrl)`, or the origin alone when the exchange
+ * does not say (recorded before environments, or with none).
+ */
+export function exchangeService(exchange: Exchange): string {
+  const origin = exchangeOrigin(exchange);
+  if (exchange.environment === undefined) return origin;
+  return exchange.environment === '' ? `${origin} (applicationQuery.baseUrl)` : `${exchange.environment} (${origin})`;
+}
+
+/** What a row says about its exchange after the application: environment (when it had one), status, duration, time. */
 export function exchangeDescription(exchange: Exchange): string {
   const status = exchange.response === undefined ? 'no response' : `HTTP ${exchange.response.status}`;
   const time = new Date(exchange.when).toLocaleTimeString();
-  return `${status} · ${exchange.outcome.kind} · ${formatDuration(exchange.timings.durationMs)} · ${time}`;
+  const environment = exchange.environment === undefined || exchange.environment === '' ? '' : `${oneLine(exchange.environment)} · `;
+  return `${environment}${status} · ${exchange.outcome.kind} · ${formatDuration(exchange.timings.durationMs)} · ${time}`;
+}
+
+/** Text on one line (a setting's key may hold line breaks), for a row. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** The first words of what was asked, from the recorded body (for rows and pickers). */
@@ -65,7 +104,9 @@ class HistoryTree implements vscode.TreeDataProvider<Exchange> {
     item.contextValue = isReplayable(exchange) ? 'exchange.replayable' : 'exchange';
     const tooltip = new vscode.MarkdownString(undefined, false);
     tooltip.isTrusted = false;
-    tooltip.appendText(`${exchange.applicationLabel} · ${exchange.surface} · ${new Date(exchange.when).toLocaleString()}\n\n`);
+    tooltip.appendText(`${exchange.applicationLabel} · ${SURFACE_LABELS[exchange.surface]} · ${new Date(exchange.when).toLocaleString()}\n\n`);
+    tooltip.appendMarkdown(plainMarkdown`Sent to ${exchangeService(exchange)}`);
+    tooltip.appendText('\n\n');
     tooltip.appendText(`${exchangeQuestion(exchange)}\n\n`);
     tooltip.appendText(
       `${item.description}; headers after ${formatDuration(exchange.timings.headersMs ?? 0)}, first byte after ${formatDuration(exchange.timings.firstByteMs ?? 0)}; ` +

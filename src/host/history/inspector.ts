@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { formatBytes, formatDuration } from '../../shared/format';
 import type { Exchange, HistoryStore } from '../../client/history';
+import { exchangeOrigin } from './historyView';
 
 /** The scheme of the read-only inspector documents: `application-query-exchange:/<id>/<name>.md`. */
 export const INSPECTOR_SCHEME = 'application-query-exchange';
@@ -13,6 +14,8 @@ const SURFACE_NAMES: Readonly<Record<Exchange['surface'], string>> = {
   model: 'the language model provider',
   tool: 'the askApplication tool',
   replay: 'Replay',
+  queryFile: 'a query file',
+  compare: 'the Compare panel',
 };
 
 /** The inspector's URI for an exchange (a Markdown document, read-only by its scheme). */
@@ -62,6 +65,22 @@ function prettyJson(body: string): string {
   }
 }
 
+/** Inline code that survives backticks and line breaks in the text (an environment's name is the user's). */
+function code(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  const longest = Math.max(0, ...(flat.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  return longest > 0 || flat.startsWith(' ') || flat.endsWith(' ') ? `${fence} ${flat} ${fence}` : `${fence}${flat}${fence}`;
+}
+
+/** Which service the request went to: the environment as recorded, and the origin of its URL. */
+function serviceLine(exchange: Exchange): string {
+  const origin = code(exchangeOrigin(exchange));
+  if (exchange.environment === undefined) return `Environment: not recorded · origin ${origin}`;
+  if (exchange.environment === '') return `Environment: none (\`applicationQuery.baseUrl\`) · origin ${origin}`;
+  return `Environment: ${code(exchange.environment)} · origin ${origin}`;
+}
+
 function ms(value: number | undefined): string {
   return value === undefined ? '—' : formatDuration(value);
 }
@@ -71,6 +90,7 @@ export function inspectorMarkdown(exchange: Exchange): string {
   const { request, response, outcome, timings } = exchange;
   const out: string[] = [];
   out.push(`# ${exchange.applicationLabel}: request and response`, '');
+  out.push(serviceLine(exchange), '');
   out.push(`Recorded ${new Date(exchange.when).toLocaleString()} from ${SURFACE_NAMES[exchange.surface]}${exchange.replayOf === undefined ? '' : ' (a replay)'}. Outcome: **${outcome.kind}**${outcome.message === undefined ? '' : `: ${outcome.message}`}`, '');
   if (outcome.warning !== undefined) out.push(`> Warning: ${outcome.warning}`, '');
   if (outcome.noTextExtracted === true) {

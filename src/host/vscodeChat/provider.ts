@@ -1,5 +1,7 @@
 import * as vscode from 'vscode';
 import { type ApplicationConfig, applicationLabel } from '../../shared/applications';
+import type { BaseUrlCheck } from '../../shared/baseUrl';
+import { serviceLabel } from '../../shared/environments';
 import type { QueryContext, QueryInput } from '../../shared/prepare';
 import type { ModelChatProvider, ModelInformation, ModelRequestMessage, ModelResponsePart } from './api';
 import { withAbortSignal } from '../platform/cancellation';
@@ -18,7 +20,9 @@ const ASSISTANT = 2;
 /**
  * Each configured application with a stored key (for the current base URL's origin) as a model in
  * VS Code's model picker. Our applications answer text: they read no images and never call a tool.
- * The list changes when applications, keys or the base URL change.
+ * Each model's detail and tooltip name the service its requests go to (the current environment).
+ * The list changes when applications, keys, the base URL or the environment change (every
+ * `applicationQuery.*` setting change fires it).
  */
 export class ApplicationModelProvider implements ModelChatProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -35,7 +39,7 @@ export class ApplicationModelProvider implements ModelChatProvider, vscode.Dispo
     if (!base.ok) return [];
     const models: ModelInformation[] = [];
     for (const app of this.deps.settings.applications().applications) {
-      if (await this.deps.keys.hasFor(base, app.id)) models.push(modelOf(app, base.origin));
+      if (await this.deps.keys.hasFor(base, app.id)) models.push(modelOf(app, base));
     }
     return models;
   }
@@ -60,15 +64,17 @@ export class ApplicationModelProvider implements ModelChatProvider, vscode.Dispo
   }
 }
 
-function modelOf(app: ApplicationConfig, origin: string): ModelInformation {
+/** One application as a model of the service `base` (its environment, when it has one, named in the detail and tooltip). */
+function modelOf(app: ApplicationConfig, base: BaseUrlCheck & { ok: true }): ModelInformation {
+  const host = base.url.host;
   return {
     id: app.id,
     // The picker and "Manage Language Models" show these as text; an application's name is outside text.
     name: plainText(app.name ?? app.id),
     family: FAMILY,
     version: '1',
-    tooltip: plain`${applicationLabel(app)} on ${origin}: answers with text; reads no images; never calls tools.`,
-    detail: plainText(new URL(origin).host),
+    tooltip: plain`${applicationLabel(app)} on ${serviceLabel(base)}: answers with text; reads no images; never calls tools.`,
+    detail: base.environment === undefined ? plainText(host) : plain`${base.environment.replace(/\s+/g, ' ')} · ${host}`,
     maxInputTokens: MAX_INPUT_TOKENS,
     maxOutputTokens: MAX_OUTPUT_TOKENS,
     // `toolCalling` says the model accepts requests that offer tools, and VS Code's Chat lists in

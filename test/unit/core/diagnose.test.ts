@@ -288,4 +288,75 @@ describe('diagnose', function () {
       }
     });
   });
+
+  describe('environments', () => {
+    /** The report's lines between the title and the checks. */
+    const head = (report: string): string[] => report.split('\n').slice(0, report.split('\n').indexOf('## Checks'));
+
+    it('the first section names the environment diagnosed, and the diagnosis carries it', async () => {
+      const server = await startServer((_req, res) => {
+        res.writeHead(401).end();
+      });
+      try {
+        const diagnosis = await diagnose({ baseUrl: server.url, environment: 'staging', applicationId: 'echo', proxy: { env: NO_ENV } });
+        assert.equal(diagnosis.environment, 'staging');
+        assert.equal(step(diagnosis, 'url').status, 'ok');
+        const report = formatDiagnosis(diagnosis);
+        assert.deepEqual(head(report).slice(0, 3), ['# Application Query: connection diagnosis', '', 'Environment: staging']);
+        assert.ok(server.requests.length > 0, 'the environment\'s service was checked');
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('without an environment the report says none: applicationQuery.baseUrl', async () => {
+      const port = await closedPort();
+      const diagnosis = await diagnose({ baseUrl: `http://127.0.0.1:${port}`, proxy: { env: NO_ENV } });
+      assert.equal('environment' in diagnosis, false);
+      assert.equal(head(formatDiagnosis(diagnosis))[2], 'Environment: none (applicationQuery.baseUrl)');
+    });
+
+    it("an environment's unusable base URL names the environment's setting", async () => {
+      const diagnosis = await diagnose({ baseUrl: 'http://staging.example.com', environment: 'staging', proxy: { env: NO_ENV } });
+      const url = step(diagnosis, 'url');
+      assert.equal(url.status, 'failed');
+      assert.match(url.summary, /^applicationQuery\.environments\["staging"\]\.baseUrl must use https:/);
+      assert.equal(url.advice, 'Set applicationQuery.environments["staging"].baseUrl in your user settings.');
+      assert.ok(diagnosis.steps.slice(1).every((s) => s.status === 'skipped'));
+      const plainBase = await diagnose({ baseUrl: '', proxy: { env: NO_ENV } });
+      assert.equal(step(plainBase, 'url').advice, 'Set applicationQuery.baseUrl in your user settings.');
+    });
+
+    it('an environment that is not configured: the URL step fails with why, and nothing is checked or sent', async () => {
+      const server = await startServer((_req, res) => {
+        res.end('no');
+      });
+      try {
+        const problem = 'The environment "prod" (applicationQuery.environment) is not in applicationQuery.environments.';
+        // Even given a reachable URL, a service problem means nothing is contacted.
+        const diagnosis = await diagnose({ baseUrl: server.url, environment: 'prod', serviceProblem: problem, applicationId: 'echo', apiKey: CANARY, proxy: { env: NO_ENV } });
+        assert.equal(diagnosis.ok, false);
+        assert.equal(step(diagnosis, 'url').summary, problem);
+        assert.match(step(diagnosis, 'url').advice ?? '', /Select Environment/);
+        assert.ok(diagnosis.steps.slice(1).every((s) => s.status === 'skipped'));
+        assert.equal(server.requests.length, 0);
+        const report = formatDiagnosis(diagnosis);
+        assert.equal(head(report)[2], 'Environment: prod');
+        assertNoKey(diagnosis, CANARY);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('a hostile environment name stays inline code on its one line of the report', async () => {
+      const hostile = 'x`](command:evil)\n# Injected\n| a | b |';
+      const diagnosis = await diagnose({ baseUrl: '', environment: hostile, proxy: { env: NO_ENV } });
+      const report = formatDiagnosis(diagnosis);
+      assert.ok(!report.split('\n').includes('# Injected'), 'no heading of its own');
+      assert.equal(head(report)[2], 'Environment: `` x`](command:evil) # Injected | a | b | ``');
+      for (const name of ['dev', 'eu-west.2', 'Staging 2', 'prod_eu']) {
+        assert.equal(head(formatDiagnosis({ ...diagnosis, environment: name }))[2], `Environment: ${name}`);
+      }
+    });
+  });
 });
