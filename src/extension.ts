@@ -23,6 +23,8 @@ import { QueryRunner } from './host/query/runner';
 import { KeyStore } from './host/platform/keyStore';
 import { registerEnvironmentCommands } from './host/commands/environmentCommands';
 import { registerQueryFiles } from './host/queryFiles';
+import { registerCompare } from './host/compare';
+import { AnswerDocuments } from './host/platform/answerDocuments';
 import type { QueryTesting } from './host/queryFiles/testing';
 
 /** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
@@ -54,7 +56,8 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   const notifier = new FailureNotifier(log);
   const channel = new AnswerChannel();
   const panels = new AnswerPanels({ extensionUri: context.extensionUri, registry });
-  context.subscriptions.push(settings, keys, log, registry, current, channel, panels);
+  const answers = new AnswerDocuments();
+  context.subscriptions.push(settings, keys, log, registry, current, channel, panels, answers);
 
   registerSettingsProblems(context, settings, log);
   registerQueryCommands(context, { settings, current, runner, notifier, registry, panels, channel });
@@ -65,11 +68,12 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerDiagnoseCommand(context, { settings, keys, current, log });
   registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState, () => keys.knownSecrets()) });
   const history = new HistoryStore(historyStorage(context));
-  registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels });
+  registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels, answers });
+  const compare = registerCompare(context, { extensionUri: context.extensionUri, settings, runner, registry, answers, current });
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
-  const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel });
+  const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel, compare });
   return { settings, keys, log, registry, runner, channel, history, current, queryTesting };
 }
 

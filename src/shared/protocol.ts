@@ -1,12 +1,12 @@
 /**
- * The one protocol between the extension host and the webviews (the Chat view and the answer
- * panel). One discriminated union per direction; the host validates every incoming message with
+ * The one protocol between the extension host and the webviews (the Chat view, the answer panel
+ * and the Compare panel). One discriminated union per direction; the host validates every incoming message with
  * {@link parseWebviewMessage} and drops anything else.
  */
 import type { EndKind } from './outcome';
 
 /** Which webview surface a bundle instance is driving. */
-export type ViewKind = 'chat' | 'panel';
+export type ViewKind = 'chat' | 'panel' | 'compare';
 
 /** Where an answer is: `streaming` while it arrives, then how it ended (the core's one vocabulary). */
 export type TurnStatus = 'streaming' | EndKind;
@@ -43,6 +43,11 @@ export interface Turn {
   /** Whether Retry is offered for a failed answer. */
   retryable?: boolean;
   readonly startedAt: number;
+  /** The environment the answer came from, when it names one (Compare columns). */
+  readonly environment?: string;
+  /** From sending the request to the first body byte, and the whole exchange, once the answer ended. */
+  firstByteMs?: number;
+  durationMs?: number;
 }
 
 /** The whole state of a surface, sent after `ready` and whenever the view is shown again. */
@@ -96,6 +101,8 @@ export type HostToWebview =
       readonly httpStatus?: number;
       readonly message?: string;
       readonly retryable?: boolean;
+      readonly firstByteMs?: number;
+      readonly durationMs?: number;
     }
   /** The application list or the current application changed. */
   | { readonly type: 'applications'; readonly applications: readonly ApplicationInfo[]; readonly currentApplicationId: string | undefined }
@@ -136,8 +143,10 @@ export type WebviewToHost =
   | { readonly type: 'clear' }
   /** Export the conversation (chat) or the answer (panel) as a Markdown document. */
   | { readonly type: 'exportMarkdown' }
-  /** Run Set API Key… for the current application. */
-  | { readonly type: 'setApiKey' };
+  /** Run Set API Key… for the current application, or for the application (and service) of this answer. */
+  | { readonly type: 'setApiKey'; readonly turnId?: string }
+  /** Open this answer and another one in VS Code's diff editor (Compare). */
+  | { readonly type: 'diff'; readonly turnId: string };
 
 /** The largest text a webview may send in one message (a generous question or code block). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
@@ -166,8 +175,12 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
     case 'ready':
     case 'clear':
     case 'exportMarkdown':
-    case 'setApiKey':
       return { type: m.type };
+    case 'setApiKey':
+      if (m.turnId === undefined) return { type: 'setApiKey' };
+      return str(m.turnId, 200) ? { type: 'setApiKey', turnId: m.turnId } : undefined;
+    case 'diff':
+      return str(m.turnId, 200) ? { type: 'diff', turnId: m.turnId } : undefined;
     case 'send':
       return str(m.text) ? { type: 'send', text: m.text } : undefined;
     case 'stop':

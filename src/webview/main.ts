@@ -1,5 +1,5 @@
 /*
- * The webview bundle for both surfaces (`body[data-surface]` = `chat` or `panel`).
+ * The webview bundle for every surface (`body[data-surface]` = `chat`, `panel` or `compare`).
  *
  * Test hooks (stable for e2e tests):
  *   [data-turn-id="…"][data-role="user"|"assistant"]   one per turn; answers carry
@@ -14,11 +14,16 @@
  *   [data-role="attachments"] > .aq-chip[data-attachment-id]   [data-role="welcome"]
  *   [data-role="announcer"] (the polite live region)   panel: [data-role="title"], [data-role="bytes"],
  *       body[data-status] (status of the latest answer)
+ *   compare: [data-role="columns"] > section[data-role="column"][data-turn-id][data-status] (aria-labelledby its
+ *       [data-role="column-title"]), with [data-role="environment"|"http-status"|"first-byte"|"total"|"length"]
+ *       and button[data-action="stop"|"copy-answer"|"diff"]; [data-role="question"]; Stop All is the
+ *       header's button[data-action="stop"]
  */
 import { assertNever, type HostToWebview } from '../shared/protocol';
 import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
+import { CompareView } from './compare';
 import { warmUp } from './render';
 import type { SurfaceView } from './surface';
 
@@ -70,7 +75,8 @@ function start(): void {
     return;
   }
   const host = connectHost();
-  const view: SurfaceView = document.body.dataset.surface === 'panel' ? new PanelView(root, host) : new ChatView(root, host);
+  const surface = document.body.dataset.surface;
+  const view: SurfaceView = surface === 'panel' ? new PanelView(root, host) : surface === 'compare' ? new CompareView(root, host) : new ChatView(root, host);
   window.addEventListener('message', (event: MessageEvent<unknown>) => {
     if (isHostMessage(event.data)) {
       dispatch(view, host, event.data);

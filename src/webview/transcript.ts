@@ -176,7 +176,7 @@ export class AssistantTurnView {
       actions.append(button('retry', 'Retry', 'refresh', () => this.context.post({ type: 'retry', turnId: this.turn.id }), { text: 'Retry' }));
     }
     if (this.http === 401 || this.http === 403) {
-      actions.append(button('set-api-key', 'Set API Key…', 'key', () => this.context.post({ type: 'setApiKey' }), { text: 'Set API Key…', className: 'aq-button aq-button-secondary' }));
+      actions.append(button('set-api-key', 'Set API Key…', 'key', () => this.context.post({ type: 'setApiKey', turnId: this.turn.id }), { text: 'Set API Key…', className: 'aq-button aq-button-secondary' }));
     }
     const block = h('div', { className: 'aq-error', attrs: { 'data-role': 'error', 'data-status': message.status } }, icon(message.status === 'interrupted' ? 'warning' : 'error'), body);
     if (actions.childElementCount > 0) {
@@ -308,5 +308,11 @@ export class Announcer {
   /** Announces `text` (a fresh node, so a repeated message is read again). */
   say(text: string): void {
     this.element.replaceChildren(h('span', { text }));
+  }
+
+  /** Announces `text` after what is still being read (answers that end together are each read once). */
+  add(text: string): void {
+    this.element.append(h('span', { text }));
+    while (this.element.childElementCount > 8) this.element.firstElementChild?.remove();
   }
 }

@@ -180,7 +180,8 @@ class AnswerPanel {
       case 'attach':
       case 'removeAttachment':
       case 'clear':
-        break; // Chat-only messages: the panel has no composer.
+      case 'diff':
+        break; // Chat's and Compare's messages: the panel has no composer and one answer.
       default:
         assertNever(message);
     }

@@ -7,6 +7,7 @@ import type { CurrentApplication } from '../platform/currentApplication';
 import type { AnswerPanels } from '../answerPanel/answerPanel';
 import { Commands } from '../platform/commandIds';
 import type { Log } from '../platform/log';
+import type { AnswerDocuments } from '../platform/answerDocuments';
 import type { Settings } from '../platform/settings';
 import { exchangeDescription, exchangeQuestion, exchangeService } from './historyView';
 import type { Inspector } from './inspector';
@@ -19,6 +20,7 @@ export interface HistoryCommandDeps extends CommandQueryDeps {
   readonly current: CurrentApplication;
   readonly panels: AnswerPanels;
   readonly log: Log;
+  readonly answers: AnswerDocuments;
 }
 
 /** The current service as the user knows it, for messages. */
@@ -104,6 +106,11 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
       const form = shell === 'powershell' ? `PowerShell, curl.exe). It reads the key from $env:${CURL_KEY_VARIABLE}` : `POSIX shell: sh, bash, zsh). It reads the key from $${CURL_KEY_VARIABLE}`;
       void vscode.window.showInformationMessage(plain`Copied a cURL command for ${exchange.applicationLabel} (${form} (the key itself is not in it): set that variable first.${cut}`);
     }),
+    vscode.commands.registerCommand(Commands.compareExchanges, async (arg?: unknown) => {
+      const first = await exchangeFor(arg, deps.history, 'Compare with…');
+      if (first === undefined) return;
+      await compareWith(first, deps);
+    }),
     vscode.commands.registerCommand(Commands.clearHistory, async () => {
       const count = deps.history.list().length;
       if (count === 0) {
@@ -114,4 +121,46 @@ export function registerHistoryCommands(context: vscode.ExtensionContext, deps: 
       if (choice === 'Clear History') await deps.history.clear();
     }),
   );
+}
+
+/** What an exchange is called in the diff editor: its application, environment and time. */
+function answerLabel(exchange: Exchange): string {
+  const environment = exchange.environment === undefined || exchange.environment === '' ? '' : ` on ${exchange.environment}`;
+  return `${exchange.applicationLabel}${environment} ${new Date(exchange.when).toLocaleString()}`;
+}
+
+/** The recorded answer text, and what it lacks (an answer longer than History keeps, or none). */
+function answerText(exchange: Exchange): string {
+  const text = exchange.response?.text ?? '';
+  if (exchange.response?.textTruncated === true) return `${text}\n\n[History kept the first ${text.length} of ${exchange.textChars} characters of this answer.]`;
+  return text;
+}
+
+/**
+ * Compare with…: another recorded answer (the same question first, then the same application,
+ * newest first) next to this one in VS Code's diff editor: the older on the left.
+ */
+async function compareWith(first: Exchange, deps: HistoryCommandDeps): Promise<void> {
+  const question = exchangeQuestion(first);
+  const others = deps.history
+    .list()
+    .filter((e) => e.id !== first.id)
+    .map((exchange) => ({ exchange, rank: exchangeQuestion(exchange) === question ? 0 : exchange.applicationId === first.applicationId ? 1 : 2 }))
+    .sort((a, b) => a.rank - b.rank);
+  if (others.length === 0) {
+    void vscode.window.showInformationMessage('History holds no other answer to compare with: run the query again (Replay Query), then compare.');
+    return;
+  }
+  const picked = await vscode.window.showQuickPick(
+    others.map(({ exchange, rank }) => ({
+      label: plainText(exchange.applicationLabel),
+      description: plainText(`${rank === 0 ? 'same question · ' : ''}${exchangeDescription(exchange)}`),
+      detail: plainText(exchangeQuestion(exchange)),
+      exchange,
+    })),
+    { title: plain`Compare the answer of ${first.applicationLabel} with…`, placeHolder: 'Another recorded answer (the same question first)', matchOnDescription: true, matchOnDetail: true },
+  );
+  if (picked === undefined) return;
+  const [older, newer] = Date.parse(picked.exchange.when) <= Date.parse(first.when) ? [picked.exchange, first] : [first, picked.exchange];
+  await deps.answers.diff({ id: older.id, label: answerLabel(older), text: answerText(older) }, { id: newer.id, label: answerLabel(newer), text: answerText(newer) });
 }

@@ -21,4 +21,6 @@ export const Commands = {
   runQueryFile: 'applicationQuery.runQueryFile',
   runQuery: 'applicationQuery.runQuery',
   runQueryOn: 'applicationQuery.runQueryOn',
+  compare: 'applicationQuery.compare',
+  compareExchanges: 'applicationQuery.compareExchanges',
 } as const;

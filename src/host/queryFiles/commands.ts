@@ -4,6 +4,7 @@ import { plainText } from '../../shared/plainText';
 import type { QueryEntry } from '../../shared/queryFile';
 import type { AnswerPanels } from '../answerPanel/answerPanel';
 import type { AnswerChannel } from '../output/outputChannelSink';
+import type { ComparePanels } from '../compare';
 import { Commands } from '../platform/commandIds';
 import { userEditor } from '../platform/editorContext';
 import { runCommandQuery, type CommandQueryDeps } from '../query/commandQuery';
@@ -20,6 +21,7 @@ export interface QueryFileCommandDeps extends CommandQueryDeps, PlanDeps {
   readonly testing: QueryTesting;
   readonly panels: AnswerPanels;
   readonly channel: AnswerChannel;
+  readonly compare: ComparePanels;
 }
 
 /**
@@ -46,7 +48,7 @@ export function registerQueryFileCommands(context: vscode.ExtensionContext, deps
   );
 }
 
-/** Runs one query of a query file into the answer panel (or the output channel), like Query Application. */
+/** Runs one query of a query file into the answer panel (or the output channel), like Query Application; several applications into the Compare panel. */
 async function runOne(deps: QueryFileCommandDeps, uri: unknown, index: unknown, override: { applicationId?: string; environment?: string } | undefined): Promise<void> {
   if (!(uri instanceof vscode.Uri) || typeof index !== 'number') return;
   if (!requireTrust()) return;
@@ -69,6 +71,12 @@ async function runOne(deps: QueryFileCommandDeps, uri: unknown, index: unknown, 
     ...(override?.environment === undefined ? {} : { environment: override.environment }),
   }));
   const unique = targets.filter((t, i) => targets.findIndex((u) => u.applicationId === t.applicationId && u.environment === t.environment) === i);
+  if (unique.length > 1) {
+    // A query with several applications: their answers side by side.
+    const context = plan.input(unique[0]).context;
+    deps.compare.open({ question: query.question, ...(context === undefined ? {} : { contextLabel: context.label }), targets: unique, input: plan.input });
+    return;
+  }
   for (const target of unique) {
     const input = plan.input(target);
     const launch = (): void => {

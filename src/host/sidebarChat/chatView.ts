@@ -146,6 +146,8 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       case 'exportMarkdown':
         background(this.exportMarkdown(), 'Export as Markdown');
         break;
+      case 'diff':
+        break; // Compare only.
       default:
         assertNever(message);
     }
