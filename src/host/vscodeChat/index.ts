@@ -49,8 +49,9 @@ export function registerLanguageModelFeatures(context: vscode.ExtensionContext, 
 async function manageModels(deps: LanguageModelDeps): Promise<void> {
   const base = deps.settings.baseUrl();
   if (!base.ok) {
-    const choice = await vscode.window.showWarningMessage(`${plainText(base.message)} Set applicationQuery.baseUrl first: the models are the applications with a key for that service.`, 'Open Settings');
-    if (choice !== undefined) await vscode.commands.executeCommand('workbench.action.openSettings', 'applicationQuery.baseUrl');
+    const setting = deps.settings.environment() === '' ? 'applicationQuery.baseUrl' : 'applicationQuery.environments';
+    const choice = await vscode.window.showWarningMessage(`${plainText(base.message)} Fix the service first: the models are the applications with a key for the current service.`, 'Open Settings');
+    if (choice !== undefined) await vscode.commands.executeCommand('workbench.action.openSettings', setting);
     return;
   }
   type Item = vscode.QuickPickItem & { readonly run: () => Thenable<unknown> };
