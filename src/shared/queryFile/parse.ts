@@ -10,12 +10,21 @@
  * `---` is one). Everything else is read line by line from the original text, so that every span
  * is a 0-based line and UTF-16 columns of the text as the editor shows it, whatever its line breaks.
  *
+ * The block parser is the answers' (src/shared/answer/blocks.ts: its faster token making) with
+ * HTML blocks on, as VS Code's preview and GitHub render a query file.
+ *
  * Decisions beyond the file format's contract:
  * - The option lines are the list's items, each one line. A line of the list that is not an item's
  *   first line (a lazy continuation, as in `- expect: x` directly followed by the question, or an
- *   indented one) ends the options: the question starts there.
- * - A leading YAML front matter block (`---` on line 0 up to a `---` or `...` line) is notes, as
- *   previews show it, not a setext heading.
+ *   indented one) ends the options: the question starts there. A list of options right after the
+ *   first one (another marker makes another list) still holds options.
+ * - A key is followed by a colon (spaces around it allowed; `key:value` too, but not `://`, so a
+ *   bare URL item is no option). A line with an unknown key is an unknownKey problem and not one
+ *   of the query's `options`.
+ * - A leading YAML front matter block (`---` on line 0, YAML-looking lines, then `---` or `...`) is
+ *   notes, as previews show it, not a setext heading.
+ * - A heading's name is trimmed of every kind of space; a setext heading of several lines is named
+ *   by its lines joined with a space. An empty `##` is a query named "" (its section is its own).
  * - The question's line breaks are `\n`, whatever the file's.
  * - A query's own problems are also on the query (`problems`), so the host can refuse to send a
  *   query with an error (a bad context path: nothing is sent).
@@ -126,6 +135,8 @@ const NUL = /\0/g;
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 const FRONT_MATTER_OPEN = /^---[ \t]*$/;
 const FRONT_MATTER_CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+/** A line of YAML front matter: indented, a list item, a comment (not `##`), or `key:`. */
+const YAML_LINE = /^(?:[ \t]|-(?:[ \t]|$)|#(?!#)|[^\s:#][^:]*:(?:[ \t]|$))/;
 /** How far a front matter block may reach. */
 const FRONT_MATTER_LINES = 200;
 
@@ -149,12 +160,17 @@ function isBlank(line: string): boolean {
   return true;
 }
 
-/** The line after a leading front matter block, or 0. */
+/**
+ * The line after a leading front matter block, or 0: `---` on line 0, lines that read as YAML (a
+ * key, a list item, a comment, an indented or blank line; never a `##` heading), then `---` or `...`.
+ */
 function frontMatterEnd(lines: readonly string[]): number {
   if (lines.length < 2 || !FRONT_MATTER_OPEN.test(lines[0])) return 0;
   const last = Math.min(lines.length, FRONT_MATTER_LINES);
   for (let i = 1; i < last; i++) {
-    if (FRONT_MATTER_CLOSE.test(lines[i])) return i + 1;
+    const line = lines[i];
+    if (FRONT_MATTER_CLOSE.test(line)) return i + 1;
+    if (!isBlank(line) && !YAML_LINE.test(line)) return 0;
   }
   return 0;
 }
@@ -197,7 +213,8 @@ export function parseQueryFile(text: string): ParsedQueryFile {
     const endLine = k + 1 < headings.length ? headings[k + 1].line : lineCount;
     const query = readQuery(lines, tokens, headings[k], k, endLine, names);
     queries.push(query);
-    problems.push(...query.problems);
+    // One at a time: a spread of a huge list of problems would overflow the stack.
+    for (const problem of query.problems) problems.push(problem);
   }
   return { queries, problems, lineCount };
 }
@@ -248,12 +265,12 @@ function readQuery(lines: readonly string[], tokens: readonly Token[], heading: 
   // items (a change of marker starts another list: lists of options right after it count too).
   let questionStart = Math.min(heading.after, endLine);
   let block = nextBlock(tokens, heading.token + 3, endLine);
-  for (;;) {
-    const list = block === undefined ? undefined : tokens[block];
-    const items = block === undefined || list?.map == null ? undefined : optionItems(lines, tokens, block);
-    if (block === undefined || list?.map == null || items === undefined) break;
-    const listEnd = Math.min(list.map[1], endLine);
-    let line = list.map[0];
+  while (block !== undefined) {
+    const map = tokens[block].map;
+    const items = map === null ? undefined : optionItems(lines, tokens, block);
+    if (map === null || items === undefined) break;
+    const listEnd = Math.min(map[1], endLine);
+    let line = map[0];
     for (; line < listEnd; line++) {
       const form = items.get(line);
       if (form !== undefined) readOption(lines[line], line, form, builder);
@@ -296,30 +313,38 @@ function readQuery(lines: readonly string[], tokens: readonly Token[], heading: 
 function headingText(lines: readonly string[], heading: Heading): { name: string; nameSpan: Span; headingSpan: Span } {
   const line = heading.line;
   const first = lines[line];
-  const headingStart = first.length - first.trimStart().length;
-  const headingSpan: Span = { line, start: headingStart, end: Math.max(headingStart, first.trimEnd().length) };
-  // markdown-it's content is the heading's text trimmed: a slice of the (normalised) text that
-  // starts at the first non-space after the `##` (ATX) or at the line's first non-space (setext).
+  let headingStart = 0;
+  while (isSpaceOrTab(first.charCodeAt(headingStart))) headingStart++;
+  let headingEnd = first.length;
+  while (headingEnd > headingStart && isSpaceOrTab(first.charCodeAt(headingEnd - 1))) headingEnd--;
+  const headingSpan: Span = { line, start: headingStart, end: headingEnd };
+  // markdown-it's content is a slice of the (normalised) text trimmed of ASCII blanks only: it
+  // starts at the first non-blank after the `##` (ATX) or of the first line (setext).
   const textEnd = heading.setext ? Math.max(line + 1, heading.after - 1) : line + 1;
   const region = textEnd === line + 1 ? first : lines.slice(line, textEnd).join('\n');
-  let from = 0;
+  let start = 0;
   if (!heading.setext) {
-    from = headingStart;
-    while (from < first.length && first.charAt(from) === '#') from++;
+    start = headingStart;
+    while (start < first.length && first.charCodeAt(start) === 35) start++;
   }
-  const rest = region.slice(from);
-  const start = from + (rest.length - rest.trimStart().length);
-  const length = Math.min(heading.content.length, region.length - start);
-  const raw = region.slice(start, start + length);
+  while (start < region.length && isAsciiBlank(region.charCodeAt(start))) start++;
+  const raw = region.slice(start, start + Math.min(heading.content.length, region.length - start));
+  // The name is trimmed of every kind of space; a setext heading's lines are joined by one space.
   const breakAt = raw.indexOf('\n');
-  const name = breakAt < 0 ? raw : raw.split('\n').map((part) => part.trim()).join(' ');
-  const nameEnd = breakAt < 0 ? start + raw.length : first.trimEnd().length;
-  const nameStart = Math.min(start, first.length);
-  return { name, nameSpan: { line, start: nameStart, end: Math.max(nameStart, Math.min(nameEnd, first.length)) }, headingSpan };
+  const onFirst = breakAt < 0 ? raw : raw.slice(0, breakAt);
+  const name = breakAt < 0 ? raw.trim() : raw.split('\n').map((part) => part.trim()).filter((part) => part !== '').join(' ');
+  const nameStart = Math.min(first.length, start + (onFirst.length - onFirst.trimStart().length));
+  const nameEnd = Math.min(first.length, Math.max(nameStart, start + onFirst.trimEnd().length));
+  return { name, nameSpan: { line, start: nameStart, end: nameEnd }, headingSpan };
+}
+
+/** Space, tab, LF or CR: what markdown-it trims off a heading's text. */
+function isAsciiBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 /** Where the parts of an option line are: `- key: value`. */
-interface OptionForm {
+export interface OptionForm {
   /** The list marker's column. */
   readonly marker: number;
   readonly keyStart: number;
@@ -353,6 +378,7 @@ export function optionForm(line: string): OptionForm | undefined {
   return { marker, keyStart, keyEnd: end, afterColon: i + 1 };
 }
 
+/** Markdown's spaces: space and tab. */
 function isSpaceOrTab(c: number): boolean {
   return c === 32 || c === 9;
 }
@@ -459,15 +485,9 @@ function readOption(lineText: string, line: number, form: OptionForm, builder: Q
   const { afterColon } = form;
   const written = lineText.slice(form.keyStart, form.keyEnd);
   const keySpan: Span = { line, start: form.keyStart, end: form.keyEnd };
+  // An empty value's span is the place to type it: after the colon and its spaces (or inside ``).
   const { value, span: valueSpan } = unquoteValue(lineText, line, afterColon, lineText.length);
-  // An empty value: the place to type it, after the colon and its spaces.
-  let valueAt = valueSpan;
-  if (value === '') {
-    let at = afterColon;
-    while (at < lineText.length && isSpaceAt(lineText, at)) at++;
-    valueAt = { line, start: at, end: at };
-  }
-  const span: Span = { line, start: form.marker, end: Math.max(valueAt.end, afterColon) };
+  const span: Span = { line, start: form.marker, end: Math.max(valueSpan.end, lineText.trimEnd().length) };
   const key = written.toLowerCase();
   if (!(OPTION_KEYS as readonly string[]).includes(key)) {
     const suggestion = suggestKey(written);
@@ -475,7 +495,7 @@ function readOption(lineText: string, line: number, form: OptionForm, builder: Q
     builder.problem('unknownKey', keySpan, `Unknown option "${written}".${hint} The options are: application, environment, context and expect.`, 'error', suggestion);
     return;
   }
-  const option: OptionLine = { key: key as OptionKey, value, span, valueSpan: valueAt, keySpan };
+  const option: OptionLine = { key: key as OptionKey, value, span, valueSpan, keySpan };
   builder.options.push(option);
   if (value === '') {
     builder.problem('emptyValue', span, `"${key}:" has no value. ${VALUE_HINTS[key as OptionKey]}`);
@@ -600,7 +620,11 @@ function clip(text: string): string {
   return text.length <= 60 ? text : `${text.slice(0, 59)}…`;
 }
 
-/** The option line (if any) at a position, with the query it belongs to (for completion/hover). */
+/**
+ * The option line (if any) at a position, with the query it belongs to (for completion/hover): the
+ * option whose line it is, from its list marker on (past the end of the text too); else just the
+ * query whose section holds the line; undefined in the notes before the first query.
+ */
 export function optionAt(file: ParsedQueryFile, line: number, character: number): { query: QueryEntry; option?: OptionLine } | undefined {
   const query = file.queries.find((q) => line >= q.headingLine && line < q.endLine);
   if (query === undefined) return undefined;
