@@ -243,6 +243,11 @@ export interface StartCodeServerOptions {
   env?: Readonly<Record<string, string>>;
   /** A fixed port (the demo); a free one otherwise. */
   port?: number;
+  /**
+   * Workspace Trust as a user has it (off by default here: every other test runs trusted). The
+   * folder then opens untrusted, and the workbench asks whether to trust it.
+   */
+  workspaceTrust?: boolean;
   /** Receives the server's own output, line by line. */
   onOutput?: (line: string) => void;
   /**
@@ -292,7 +297,8 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     });
     if (installed.code !== 0) throw new Error(`code-server --install-extension ${options.installVsix} failed (exit ${installed.code}):\n${installed.output.slice(-2000)}`);
   }
-  await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.userSettings }, null, 2));
+  const trust = options.workspaceTrust === true ? { 'security.workspace.trust.enabled': true } : {};
+  await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
 
   const port = options.port ?? (await freePort());
@@ -301,7 +307,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(options.workspaceTrust === true ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     '--ignore-last-opened',
     '--user-data-dir', userDataDir,

@@ -59,6 +59,8 @@ export interface LaunchOptions {
   mode?: 'installed' | 'development';
   /** Installs this VSIX (code-server's `--install-extension`) instead of linking the working tree. */
   vsix?: string;
+  /** Workspace Trust on, the folder untrusted (see {@link StartCodeServerOptions.workspaceTrust}). */
+  workspaceTrust?: boolean;
 }
 
 /** The files a workspace gets when the test names none. */
@@ -115,6 +117,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       userSettings: { ...serviceUserSettings(service), ...options.userSettings },
       machineSettings: options.machineSettings,
       env: { AQ_SERVICE_URL: service.url, ...options.env },
+      ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
       ...(development ? { testPayload: true } : options.vsix !== undefined ? { installVsix: options.vsix } : { installExtension: root }),
     });
     cleanups.push(() => server.close());
