@@ -2,8 +2,10 @@ import * as vscode from 'vscode';
 import { formatBytes, formatDuration } from '../../shared/format';
 import { KeyedLimiter } from '../../shared/limiter';
 import type { QueryOutcome } from '../../shared/outcome';
+import type { QueryInput } from '../../shared/prepare';
 import { plain, plainText } from '../../shared/plainText';
 import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
+import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
 import type { QueryInfo, QuerySink } from '../query/types';
 import type { QueryFileCatalog, CatalogEntry } from './catalog';
@@ -22,6 +24,17 @@ const ANSWER_CAP_CHARS = 4 * 1024 * 1024;
 export interface QueryTestingDeps extends PlanDeps {
   readonly runner: QueryRunner;
   readonly catalog: QueryFileCatalog;
+}
+
+/** A leaf ready to send: its query as the file says now, and where it goes. */
+interface PlannedLeaf {
+  readonly item: vscode.TestItem;
+  readonly file: vscode.Uri;
+  readonly query: QueryEntry;
+  readonly target: QueryTarget;
+  readonly input: QueryInput;
+  /** The origin it goes to (the limiter's key). */
+  readonly service: string;
 }
 
 /** Which query (and which of its applications) a test item stands for. */
@@ -142,13 +155,14 @@ export class QueryTesting implements vscode.Disposable {
       }
       for (const leaf of leaves) run.enqueued(leaf);
       const limiter = new KeyedLimiter(this.deps.settings.queryConcurrency());
-      const controller = new AbortController();
-      const onCancel = token.onCancellationRequested(() => controller.abort());
-      try {
-        await Promise.all(leaves.map((leaf) => this.runLeaf(run, leaf, limiter, controller.signal)));
-      } finally {
-        onCancel.dispose();
-      }
+      // Stop in the Testing view cancels the run's own token (also for a run Run Query File started); a profile's run has the request's too.
+      await withAbortSignal(token, (request) =>
+        withAbortSignal(run.token, async (view) => {
+          const signal = AbortSignal.any([request, view]);
+          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf)))).filter((leaf) => leaf !== undefined);
+          return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal)));
+        }),
+      );
     } finally {
       run.end();
     }
@@ -179,36 +193,45 @@ export class QueryTesting implements vscode.Disposable {
     return out;
   }
 
-  private async runLeaf(run: vscode.TestRun, item: vscode.TestItem, limiter: KeyedLimiter, signal: AbortSignal): Promise<void> {
+  /**
+   * What one leaf sends, read from the file as it is now (its plan), or undefined after reporting
+   * why it cannot run. Every leaf is planned before any is queued, so the queue follows file order.
+   */
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem): Promise<PlannedLeaf | undefined> {
     const ref = this.refs.get(item);
-    if (ref === undefined) return;
+    if (ref === undefined) return undefined;
     const entry = await this.deps.catalog.current(ref.file);
     const query = entry === undefined ? undefined : findQuery(entry.parsed.queries, ref);
     if (query === undefined) {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
-      return;
+      return undefined;
     }
     const plan = await planQuery(ref.file, query, this.deps);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
-      return;
+      return undefined;
     }
     const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
     const service = target.environment === undefined ? this.deps.settings.baseUrl() : this.deps.settings.serviceFor(target.environment);
-    await limiter.run(service.ok ? service.origin : '', async () => {
+    return { item, file: ref.file, query, target, input: plan.input(target), service: service.ok ? service.origin : '' };
+  }
+
+  /** Sends one planned leaf when its service has a free place, and reports it. */
+  private async runLeaf(run: vscode.TestRun, leaf: PlannedLeaf, limiter: KeyedLimiter, signal: AbortSignal): Promise<void> {
+    await limiter.run(leaf.service, async () => {
       if (signal.aborted) {
-        run.skipped(item);
+        run.skipped(leaf.item);
         return;
       }
-      run.started(item);
+      run.started(leaf.item);
       const sink = new CollectSink();
-      const outcome = await this.deps.runner.run(plan.input(target), [sink], {
+      const outcome = await this.deps.runner.run(leaf.input, [sink], {
         surface: 'queryFile',
         signal,
         promptForKey: false,
-        ...(target.environment === undefined ? {} : { environment: target.environment }),
+        ...(leaf.target.environment === undefined ? {} : { environment: leaf.target.environment }),
       });
-      this.report(run, item, ref.file, query, target, sink, outcome);
+      this.report(run, leaf.item, leaf.file, leaf.query, leaf.target, sink, outcome);
     });
   }
 
