@@ -108,7 +108,10 @@ export class QueryTesting implements vscode.Disposable {
     let fileItem = this.controller.items.get(id);
     if (fileItem === undefined) {
       fileItem = this.controller.createTestItem(id, plainText(basename(uri)), uri);
-      fileItem.description = plainText(vscode.workspace.asRelativePath(uri, true));
+      // Where the file is: its folder in the workspace (and the workspace folder's name when there are several).
+      const relative = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
+      const folder = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
+      if (folder !== '') fileItem.description = plainText(folder);
       this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
       this.controller.items.add(fileItem);
     }
@@ -236,7 +239,6 @@ export class QueryTesting implements vscode.Disposable {
   }
 
   private report(run: vscode.TestRun, item: vscode.TestItem, file: vscode.Uri, query: QueryEntry, target: QueryTarget, sink: CollectSink, outcome: QueryOutcome): void {
-    const where = new vscode.Location(file, new vscode.Position(query.headingLine, 0));
     const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
     const facts = [
       outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
@@ -249,7 +251,8 @@ export class QueryTesting implements vscode.Disposable {
     if (outcome.message !== undefined) lines.push(outcome.message);
     if (outcome.warning !== undefined) lines.push(outcome.warning);
     lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
-    run.appendOutput(terminalText(lines.join('\n')), where, item);
+    // Not at a location: the answer would be drawn over the query file, line after line.
+    run.appendOutput(terminalText(lines.join('\n')), undefined, item);
 
     if (outcome.kind === 'stopped') {
       run.skipped(item);
