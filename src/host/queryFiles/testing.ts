@@ -112,6 +112,8 @@ export class QueryTesting implements vscode.Disposable {
       const relative = vscode.workspace.asRelativePath(uri, (vscode.workspace.workspaceFolders?.length ?? 0) > 1);
       const folder = relative.includes('/') ? relative.slice(0, relative.lastIndexOf('/')) : '';
       if (folder !== '') fileItem.description = plainText(folder);
+      // A range, so that clicking the file's row opens it (and the gutter offers to run the whole file).
+      fileItem.range = new vscode.Range(0, 0, 0, 0);
       this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
       this.controller.items.add(fileItem);
     }

@@ -1,5 +1,5 @@
 // Editors and selections: opening a file, selecting lines, the editor's context menu, and the
-// right-click query flow built from them.
+// right-click query flow built from them; an editor found by its file, and its CodeLens.
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { delay, waitFor } from '../../launch/util';
@@ -113,4 +113,73 @@ export async function queryRightClickSelection(page: Page, file: string, lines: 
   await editorContextMenu(page, 'Query Application with Selection');
   await quickPick(page, applicationName);
   await typeInQuickInput(page, question);
+}
+
+/** The editor showing the file named `fileName` (its URI ends with "/fileName"), in whichever group, saved or not. */
+export function editorOf(page: Page, fileName: string): Locator {
+  return page.locator(`.part.editor .editor-instance .monaco-editor[data-uri$="/${cssString(fileName)}"]`).first();
+}
+
+/**
+ * The CodeLens entries titled `title` in `editor`, from top to bottom (an icon in a title is left
+ * out, "..." and "…" are the same), once at least `atLeast` of them show.
+ */
+export async function codeLenses(editor: Locator, title: string, atLeast = 1, timeoutMs = 30_000): Promise<Locator[]> {
+  const wanted = normalizeLabel(title);
+  return waitFor(`${atLeast} CodeLens "${title}"`, async () => {
+    const links = editor.locator('.codelens-decoration a');
+    const found = await links.evaluateAll((elements) => elements.map((element) => ({ text: element.textContent ?? '', top: element.getBoundingClientRect().top, id: element.id })));
+    const matching = found.filter((lens) => normalizeLabel(lens.text) === wanted && lens.id !== '').sort((a, b) => a.top - b.top);
+    return matching.length >= atLeast ? matching.map((lens) => editor.locator(`.codelens-decoration a[id="${cssString(lens.id)}"]`)) : undefined;
+  }, timeoutMs, 250);
+}
+
+/**
+ * Clicks the `nth` (0-based, top to bottom) CodeLens titled `title` in `editor`, as a person does.
+ * A CodeLens is redrawn whenever its provider answers again; a click on one that went away is retried.
+ */
+export async function clickCodeLens(editor: Locator, title: string, nth = 0): Promise<void> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const lenses = await codeLenses(editor, title, nth + 1);
+    try {
+      await lenses[nth].click({ timeout: 5000 });
+      return;
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError instanceof Error ? lastError : new Error(String(lastError));
+}
+
+/** The two sides of a diff editor, as their lines show (non-breaking spaces as spaces, trailing blanks cut). */
+export interface DiffSides {
+  original: string;
+  modified: string;
+}
+
+/**
+ * The text of the active diff editor's two sides once `done` accepts them (waits up to `timeoutMs`).
+ * Only lines in view are read (Monaco renders no others): enough for a short text, or its top.
+ */
+export async function diffEditorSides(page: Page, done: (sides: DiffSides) => boolean, timeoutMs = 30_000): Promise<DiffSides> {
+  const diff = page.locator('.part.editor .editor-group-container.active .monaco-diff-editor').first();
+  const side = async (which: 'original' | 'modified'): Promise<string> => {
+    const lines = diff.locator(`.editor.${which} .view-lines`).first();
+    const text = await lines.evaluate((element) => [...element.querySelectorAll('.view-line')]
+      .map((line) => ({ top: Number.parseFloat((line as HTMLElement).style.top || '0'), text: line.textContent ?? '' }))
+      .sort((a, b) => a.top - b.top)
+      .map((line) => line.text)
+      .join('\n'), undefined, { timeout: 1000 }).catch(() => '');
+    return text.replace(/\u00a0/g, ' ').split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  };
+  let last: DiffSides = { original: '', modified: '' };
+  try {
+    return await waitFor('the diff editor to show both sides', async () => {
+      last = { original: await side('original'), modified: await side('modified') };
+      return done(last) ? last : undefined;
+    }, timeoutMs, 250);
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; it shows ${JSON.stringify(last).slice(0, 2000)}`);
+  }
 }
