@@ -1,9 +1,11 @@
 // Runs the benchmark sections and prints one table per section. Add a section by appending to
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
 import { runCancelBench } from './cancel';
+import { runCompareBench } from './compare';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
+import { runQueryFilesBench } from './queryFiles';
 import { runMaskBench } from './secretMask';
 import { runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
@@ -19,9 +21,11 @@ const sections: BenchSection[] = [
   { name: 'cancel', run: runCancelBench },
   { name: 'mask', run: runMaskBench },
   { name: 'renderer', run: runRendererBench },
+  { name: 'compare', run: runCompareBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },
   { name: 'workbench', run: runWorkbenchBench },
+  { name: 'queryfiles', run: runQueryFilesBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {

@@ -31,6 +31,8 @@ export interface TestHooks {
   storedHistory(): { json: string; reloaded: readonly Exchange[] };
   /** The Testing view's tree of query files, once discovery has run: id, label and children of each item. */
   queryTests(): Promise<TestTreeNode[]>;
+  /** The Testing view's Refresh (the controller's refreshHandler: every query file found, read and parsed again); resolves when it is done. */
+  refreshQueryTests(): Promise<void>;
   /**
    * Runs `command` (e.g. Run Query File) and reports what every test run it started told the
    * Testing view: each item's last state, its messages and output. Resolves when those runs ended.
@@ -158,6 +160,14 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
       const roots: TestTreeNode[] = [];
       controller.items.forEach((item) => void roots.push(node(item)));
       return roots.sort((a, b) => a.id.localeCompare(b.id));
+    },
+    refreshQueryTests: async () => {
+      const cancel = new vscode.CancellationTokenSource();
+      try {
+        await controller.refreshHandler?.(cancel.token);
+      } finally {
+        cancel.dispose();
+      }
     },
     recordTestRuns: (command) => record(command),
     runQueryTests: (ids, stop) => {

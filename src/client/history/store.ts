@@ -72,6 +72,8 @@ export class HistoryStore {
   private keptAside: unknown = undefined;
   private toKeep: { readonly raw: unknown; readonly what: string } | undefined;
   private inWrite = false;
+  /** The next write, while it waits for the one before it (later changes share it). */
+  private queuedWrite: Promise<void> | undefined;
   /** What loading dropped, in plain language (for the log). */
   readonly problems: string[] = [];
 
@@ -284,8 +286,24 @@ export class HistoryStore {
    * `forgetStored`, what is stored now is forgotten instead (Clear History).
    */
   private async write(forgetStored: boolean): Promise<void> {
+    // A write that is queued and has not started yet will write what this store holds when it
+    // starts, this change included: share it rather than queue another (many answers ending at
+    // once, e.g. a query-file run, would otherwise each rewrite the whole file in turn).
+    if (!forgetStored && this.queuedWrite !== undefined) {
+      this.pendingWrites++;
+      this.fire();
+      try {
+        await this.queuedWrite;
+      } finally {
+        this.pendingWrites--;
+      }
+      return;
+    }
     let mergedOthers = false;
+    let started = false;
     const merge = async (): Promise<void> => {
+      started = true;
+      if (this.queuedWrite === queued) this.queuedWrite = undefined;
       const raw = this.read();
       if (raw !== this.loadedFrom) {
         this.inWrite = true;
@@ -313,7 +331,12 @@ export class HistoryStore {
     };
     // One write at a time, in order: the last one holds the newest state.
     const next = this.writing.then(() => (this.storage.exclusive === undefined ? merge() : this.storage.exclusive(merge)));
+    const queued: Promise<void> = next;
+    if (!forgetStored && !started) this.queuedWrite = queued;
     this.writing = next.catch(() => undefined);
+    void this.writing.then(() => {
+      if (this.queuedWrite === queued) this.queuedWrite = undefined;
+    });
     this.pendingWrites++;
     this.fire();
     try {

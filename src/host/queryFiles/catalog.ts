@@ -38,8 +38,12 @@ export class QueryFileCatalog implements vscode.Disposable {
 
   constructor() {
     const watcher = vscode.workspace.createFileSystemWatcher(QUERY_FILE_GLOB);
+    // A folder deleted (or moved away) is reported as the folder only, which the glob does not match.
+    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
     this.disposables.push(
       watcher,
+      deletions,
+      deletions.onDidDelete((uri) => this.removeUnder(uri)),
       this.changed,
       watcher.onDidCreate((uri) => void this.refresh(uri)),
       watcher.onDidChange((uri) => void this.refresh(uri)),
@@ -139,6 +143,15 @@ export class QueryFileCatalog implements vscode.Disposable {
     const entry = { uri, parsed };
     this.entries.set(uri.toString(), entry);
     this.changed.fire({ uri, entry });
+  }
+
+  /** Forgets every query file at or below a deleted path. */
+  private removeUnder(uri: vscode.Uri): void {
+    const prefix = `${uri.toString()}/`;
+    for (const entry of [...this.entries.values()]) {
+      const key = entry.uri.toString();
+      if (key === uri.toString() || key.startsWith(prefix)) this.remove(entry.uri);
+    }
   }
 
   private remove(uri: vscode.Uri): void {

@@ -37,11 +37,11 @@ export function knownNames(deps: PlanDeps): KnownNames {
  * through the same template, keys and checks as every other query (the runner's). A query with a
  * line that does not parse is not sent at all.
  */
-export async function planQuery(file: vscode.Uri, query: QueryEntry, deps: PlanDeps): Promise<QueryPlan | PlanProblem> {
+export async function planQuery(file: vscode.Uri, query: QueryEntry, deps: PlanDeps, known: KnownNames = knownNames(deps)): Promise<QueryPlan | PlanProblem> {
   // A line of the query that does not parse (a context path, an expectation, a key) stops all of it: nothing half-set-up is sent.
   const broken = query.problems.find((problem) => problem.severity === 'error');
   if (broken !== undefined) return { ok: false, message: `Not sent: ${broken.message}`, line: broken.span.line };
-  const { targets, problems } = queryTargets(query, knownNames(deps));
+  const { targets, problems } = queryTargets(query, known);
   if (problems.length > 0) return { ok: false, message: problems[0].message, line: problems[0].span.line };
   const read = await readQueryContext(file, query.context);
   if (!read.ok) return { ok: false, message: `Not sent: ${read.message}`, line: read.ref.span.line };

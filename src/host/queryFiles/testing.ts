@@ -10,7 +10,7 @@ import type { QueryRunner } from '../query/runner';
 import type { QueryInfo, QuerySink } from '../query/types';
 import type { QueryFileCatalog, CatalogEntry } from './catalog';
 import { knownNames, planQuery, type PlanDeps } from './plan';
-import { queryTargets, type QueryTarget } from '../../shared/queryFile/targets';
+import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
 import { requireTrust, TRUST_MESSAGE } from './trust';
 
 /** The test controller's id and label (the product's contract). */
@@ -59,8 +59,11 @@ export class QueryTesting implements vscode.Disposable {
   readonly runProfile: vscode.TestRunProfile;
   private readonly refs = new WeakMap<vscode.TestItem, ItemRef>();
   private readonly disposables: vscode.Disposable[] = [];
+  private knownCache: KnownNames | undefined;
+  private knownSignature = '';
 
   constructor(private readonly deps: QueryTestingDeps) {
+    this.knownSignature = signature(this.known());
     this.controller = vscode.tests.createTestController(CONTROLLER_ID, CONTROLLER_LABEL);
     this.controller.resolveHandler = async (item) => {
       if (item === undefined) await this.deps.catalog.discover();
@@ -73,10 +76,9 @@ export class QueryTesting implements vscode.Disposable {
     this.disposables.push(
       this.controller,
       deps.catalog.onDidChange(({ uri, entry }) => this.update(uri, entry)),
-      // Application names decide the per-application children.
-      deps.settings.onDidChange(() => {
-        for (const entry of deps.catalog.all()) this.update(entry.uri, entry);
-      }),
+      // Only the names decide the per-application children: any other setting (a timeout, the concurrency) rebuilds nothing.
+      deps.settings.onDidChange(() => this.namesChanged()),
+      deps.current.onDidChange(() => this.namesChanged()),
     );
   }
 
@@ -99,6 +101,20 @@ export class QueryTesting implements vscode.Disposable {
     }
   }
 
+  /** The names query files are checked against, read once until the settings change (listing 200 files reads them once, not 200 times). */
+  private known(): KnownNames {
+    this.knownCache ??= knownNames(this.deps);
+    return this.knownCache;
+  }
+
+  private namesChanged(): void {
+    const before = this.knownSignature;
+    this.knownCache = undefined;
+    this.knownSignature = signature(this.known());
+    if (this.knownSignature === before) return;
+    for (const entry of this.deps.catalog.all()) this.update(entry.uri, entry);
+  }
+
   private update(uri: vscode.Uri, entry: CatalogEntry | undefined): void {
     const id = uri.toString();
     if (entry === undefined || entry.parsed.queries.length === 0) {
@@ -117,7 +133,7 @@ export class QueryTesting implements vscode.Disposable {
       this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
       this.controller.items.add(fileItem);
     }
-    const known = knownNames(this.deps);
+    const known = this.known();
     const seen = new Map<string, number>();
     const children: vscode.TestItem[] = [];
     for (const query of entry.parsed.queries) {
@@ -125,9 +141,13 @@ export class QueryTesting implements vscode.Disposable {
       seen.set(query.name, occurrence + 1);
       const queryId = `${id}#${occurrence}:${query.name}`;
       const item = fileItem.children.get(queryId) ?? this.controller.createTestItem(queryId, plainText(query.name), uri);
-      item.label = plainText(query.name);
-      item.range = new vscode.Range(query.headingLine, 0, query.headingLine, 0);
-      item.sortText = String(query.index).padStart(6, '0');
+      // Unchanged properties are not set again: each assignment is an update the Testing view has to process.
+      const label = plainText(query.name);
+      if (item.label !== label) item.label = label;
+      const range = new vscode.Range(query.headingLine, 0, query.headingLine, 0);
+      if (item.range?.isEqual(range) !== true) item.range = range;
+      const sortText = String(query.index).padStart(6, '0');
+      if (item.sortText !== sortText) item.sortText = sortText;
       this.refs.set(item, { file: uri, name: query.name, occurrence });
       const { targets } = queryTargets(query, known);
       if (query.applications.length > 1 && targets.length > 1) {
@@ -164,7 +184,9 @@ export class QueryTesting implements vscode.Disposable {
       await withAbortSignal(token, (request) =>
         withAbortSignal(run.token, async (view) => {
           const signal = AbortSignal.any([request, view]);
-          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf)))).filter((leaf) => leaf !== undefined);
+          const files = new Map<string, Promise<CatalogEntry | undefined>>();
+          const known = knownNames(this.deps);
+          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
           return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal)));
         }),
       );
@@ -202,16 +224,22 @@ export class QueryTesting implements vscode.Disposable {
    * What one leaf sends, read from the file as it is now (its plan), or undefined after reporting
    * why it cannot run. Every leaf is planned before any is queued, so the queue follows file order.
    */
-  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem): Promise<PlannedLeaf | undefined> {
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedLeaf | undefined> {
     const ref = this.refs.get(item);
     if (ref === undefined) return undefined;
-    const entry = await this.deps.catalog.current(ref.file);
+    // Each file is read and parsed once per run, however many of its queries run.
+    let reading = files.get(ref.file.toString());
+    if (reading === undefined) {
+      reading = this.deps.catalog.current(ref.file);
+      files.set(ref.file.toString(), reading);
+    }
+    const entry = await reading;
     const query = entry === undefined ? undefined : findQuery(entry.parsed.queries, ref);
     if (query === undefined) {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
       return undefined;
     }
-    const plan = await planQuery(ref.file, query, this.deps);
+    const plan = await planQuery(ref.file, query, this.deps, known);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
       return undefined;
@@ -332,4 +360,9 @@ class CollectSink implements QuerySink {
   }
 
   end(_outcome: QueryOutcome): void {}
+}
+
+/** What of the known names decides the tree (ids, names, environments, the current application). */
+function signature(known: KnownNames): string {
+  return JSON.stringify([known.applications.map((app) => [app.id, app.name]), known.environments.map((e) => e.name), known.currentApplication]);
 }
