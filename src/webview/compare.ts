@@ -132,6 +132,7 @@ class Column {
   private readonly diff: HTMLButtonElement;
   private scroller: AutoScroller | undefined;
   private firstByteAt: number | undefined;
+  private built = false;
 
   constructor(
     private readonly turn: Turn,
@@ -163,7 +164,9 @@ class Column {
     this.answer = new AssistantTurnView(turn, {
       surface: 'panel',
       post,
+      // The turn view calls this while it is being built (a column restored with text, or already ended): nothing to show yet.
       changed: () => {
+        if (!this.built) return;
         this.scroller?.update();
         this.showFacts();
         changed();
@@ -173,6 +176,7 @@ class Column {
     const body = h('div', { className: 'aq-column-body', attrs: { tabindex: '0', 'aria-label': `Answer from ${this.name}` } }, this.answer.element);
     this.scroller = new AutoScroller(body);
     this.element = h('section', { className: 'aq-column', attrs: { 'data-turn-id': turn.id, 'aria-labelledby': headingId, 'data-role': 'column' } }, header, body);
+    this.built = true;
     this.setCount(count);
     this.showFacts();
   }

@@ -87,7 +87,8 @@ class ComparePanel {
     private readonly deps: ComparePanelDeps,
     onDispose: () => void,
   ) {
-    const summary = (request.question.split('\n', 1)[0] ?? '').slice(0, 60) || request.contextLabel || 'question';
+    const line = request.question.split('\n', 1)[0] ?? '';
+    const summary = (line.length > 60 ? `${line.slice(0, 59)}…` : line) || request.contextLabel || 'question';
     this.heading = `Compare: ${summary}`;
     const startedAt = Date.now();
     this.questionTurn = {
