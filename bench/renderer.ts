@@ -1,8 +1,11 @@
 // Renderer benchmark: the real renderer in headless Chromium, a 1 MiB markdown answer streamed in
 // 64-byte chunks, against a naive renderer that re-renders everything on every update.
-import type { Page } from 'playwright-core';
+import * as os from 'node:os';
+import type { Browser, Page } from 'playwright-core';
+import type { HostToWebview, SurfaceState, Turn } from '../src/shared/protocol';
 import { waited, type BenchRow } from './core';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
+import { longShapes } from '../test/support/shapes';
 import { runShapeBench } from './renderer-shapes';
 
 const TARGET_BYTES = 1024 * 1024;
@@ -284,6 +287,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
     const shapes = await runShapeBench(await freshPage(), (bytes) => generateAnswer(bytes));
+    const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
     const o = ours.result;
     const block = Math.max(o.longestFrameMs, o.longestLongTaskMs);
@@ -325,9 +329,214 @@ export async function runRendererBench(): Promise<BenchRow[]> {
       },
       { name: 'renderer: webview bundle (src/webview/main.ts, minified)', value: `${(bundleBytes / 1024).toFixed(0)} KiB` },
       ...shapes,
+      ...compare,
     ];
   } finally {
     await browser.close();
     await server.close();
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Compare panel: four answers at once, one per column, in the real webview bundle.
+
+const MIB = 1024 * 1024;
+/** Per answer, what each row of renderer-shapes.ts gives its one answer: about 1 MiB/s at 60 frames per second. */
+const COMPARE_BYTES_PER_FRAME = Math.round(MIB / 60);
+const COMPARE_RUNS = 5;
+/** An editor group wide enough for four columns side by side (each about 380 px). */
+const COMPARE_VIEWPORT = { width: 1600, height: 900 };
+
+/** One run of four answers into one Compare panel. */
+interface CompareRun {
+  /** The longest frame: the appends it delivered plus every animation-frame callback in it (the columns' renders and scrolls). */
+  readonly longestFrameMs: number;
+  /** The longest time between two animation frames. */
+  readonly longestGapMs: number;
+  readonly frames: number;
+  /** Time inside frames, summed. */
+  readonly workMs: number;
+  readonly wallMs: number;
+  /** Per column: from the frame that delivered its last byte (and its end) to its answer being all rendered (aria-busy false). */
+  readonly lastByteToFinalMs: number[];
+  /** Per column: the final DOM equals a one-shot render of its text, groups that still wait for the view aside. */
+  readonly equal: boolean[];
+  /** Per column: groups still waiting for the view (the renderer far behind) when the answer was done. */
+  readonly waiting: number[];
+}
+
+/**
+ * Runs in a Compare panel page (the webview bundle, `body[data-surface="compare"]`): gives it a state
+ * with one streaming column per text, then, every animation frame, one `append` per column of
+ * `bytesPerFrame` (as the host's bridge posts at most one per frame and turn), and the `turnEnd` with
+ * a column's last text. Messages are dispatched synchronously, so their cost is counted in the frame.
+ */
+async function streamCompare(args: { texts: string[]; labels: string[]; bytesPerFrame: number; run: number }): Promise<CompareRun> {
+  const realRaf = window.requestAnimationFrame.bind(window);
+  const nextFrame = (): Promise<number> => new Promise((resolve) => realRaf(resolve));
+  // Every animation-frame callback of the page, timed and summed per frame (its timestamp).
+  const work = new Map<number, number>();
+  const add = (frame: number, ms: number): void => void work.set(frame, (work.get(frame) ?? 0) + ms);
+  window.requestAnimationFrame = (callback) =>
+    realRaf((frame) => {
+      const start = performance.now();
+      try {
+        callback(frame);
+      } finally {
+        add(frame, performance.now() - start);
+      }
+    });
+  const deliver = (data: HostToWebview): void => void window.dispatchEvent(new MessageEvent('message', { data }));
+  try {
+    const ids = args.texts.map((_, i) => `run${args.run}-column${i}`);
+    const startedAt = Date.now();
+    const columns = ids.map((id, i): Turn => ({ id, role: 'assistant', applicationId: `app${i}`, text: '', status: 'streaming', startedAt }));
+    const question: Turn = { id: `run${args.run}-question`, role: 'user', applicationId: '', text: 'Compare these', status: 'done', startedAt };
+    const applications = args.labels.map((label, i) => ({ id: `app${i}`, label, hasKey: true }));
+    const state: SurfaceState = { surface: 'compare', title: 'Compare: bench', applications, currentApplicationId: undefined, turns: [question, ...columns], attachments: [] };
+    deliver({ type: 'state', state });
+    const answers = ids.map((id) => document.querySelector(`section[data-turn-id="${id}"] [data-role="assistant"]`));
+    const doneAt: number[] = ids.map(() => Number.NaN);
+    const observers = answers.map((answer, i) => {
+      const observer = new MutationObserver(() => {
+        if (Number.isNaN(doneAt[i]) && answer?.getAttribute('aria-busy') === 'false') doneAt[i] = performance.now();
+      });
+      if (answer !== null) observer.observe(answer, { attributes: true, attributeFilter: ['aria-busy'] });
+      return observer;
+    });
+    await nextFrame();
+    let previous = await nextFrame();
+    const start = performance.now();
+    const offsets = ids.map(() => 0);
+    const lastByteAt: number[] = ids.map(() => Number.NaN);
+    let longestGapMs = 0;
+    let frames = 0;
+    const cap = start + 120_000;
+    while ((offsets.some((at, i) => at < args.texts[i].length) || doneAt.some((at) => Number.isNaN(at))) && performance.now() < cap) {
+      const frame = await nextFrame();
+      longestGapMs = Math.max(longestGapMs, frame - previous);
+      previous = frame;
+      frames++;
+      const t = performance.now();
+      for (let i = 0; i < ids.length; i++) {
+        const text = args.texts[i];
+        if (offsets[i] >= text.length) continue;
+        deliver({ type: 'append', turnId: ids[i], text: text.slice(offsets[i], offsets[i] + args.bytesPerFrame) });
+        offsets[i] += args.bytesPerFrame;
+        if (offsets[i] >= text.length) {
+          lastByteAt[i] = t;
+          deliver({ type: 'turnEnd', turnId: ids[i], status: 'done', httpStatus: 200 });
+        }
+      }
+      add(frame, performance.now() - t);
+    }
+    const wallMs = performance.now() - start;
+    // The browser's own work after the last frame.
+    const after = await nextFrame();
+    longestGapMs = Math.max(longestGapMs, after - previous);
+    for (const observer of observers) observer.disconnect();
+    const inRun = [...work.entries()].filter(([frame]) => frame > start - 1).map(([, ms]) => ms);
+    const equal: boolean[] = [];
+    const waiting: number[] = [];
+    for (const [i, id] of ids.entries()) {
+      const live = document.querySelector(`section[data-turn-id="${id}"] .aq-answer`);
+      const once = document.createElement('div');
+      once.innerHTML = window.AQ.renderMarkdownOnce(args.texts[i]);
+      const got = [...(live?.children ?? [])];
+      const expected = [...once.children];
+      const isWaiting = (element: Element): boolean => element.classList.contains('aq-group') && element.hasAttribute('style');
+      waiting.push(got.filter(isWaiting).length);
+      equal.push(got.length === expected.length && got.every((element, n) => isWaiting(element) || element.outerHTML === expected[n].outerHTML));
+    }
+    return {
+      longestFrameMs: Math.max(0, ...inRun),
+      longestGapMs,
+      frames,
+      workMs: inRun.reduce((sum, ms) => sum + ms, 0),
+      wallMs,
+      lastByteToFinalMs: doneAt.map((at, i) => at - lastByteAt[i]),
+      equal,
+      waiting,
+    };
+  } finally {
+    window.requestAnimationFrame = realRaf;
+  }
+}
+
+/** The median of some numbers. */
+function middle(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Four answers of 1 MiB each, of four shapes (those of renderer-shapes.ts, at the same pace per
+ * answer), streaming at once into one Compare panel: the panel's longest frame and each column's
+ * last byte → final DOM, the median of COMPARE_RUNS runs, beside the answer panel's figures for the
+ * same answer alone (`alone`: the rows renderer-shapes.ts made).
+ */
+export async function runCompareRendererBench(browser: Browser, server: LoopbackServer, alone: readonly BenchRow[]): Promise<BenchRow[]> {
+  const loadBefore = os.loadavg();
+  server.route('/compare-webview.js', 'text/javascript', await bundle('src/webview/main.ts', { minify: true }));
+  server.route('/compare', 'text/html', webviewPage({ origin: server.origin, surface: 'compare', scripts: ['/render.js', '/compare-webview.js'], styles: ['/webview.css'] }));
+  // The same texts as renderer-shapes.ts's rows at 1 MiB (shapes of seed 7, the generated answer).
+  const shapes = longShapes(MIB, 7);
+  const columns: Array<[string, string]> = [
+    ['one fenced code block (TypeScript)', shapes.fence],
+    ['one list', shapes.list],
+    ['one paragraph without line breaks', shapes.paragraph],
+    ['the generated answer (many short blocks)', generateAnswer(MIB)],
+  ];
+  const page = await browser.newPage({ viewport: COMPARE_VIEWPORT });
+  const runs: CompareRun[] = [];
+  try {
+    await page.goto(`${server.origin}/compare`);
+    await page.waitForFunction(() => window.__messages.length > 0);
+    // The webview warms its renderer up when idle after loading (see warmUp): let it finish.
+    await page.evaluate(async () => {
+      for (let i = 0; i < 60; i++) await new Promise((resolve) => requestIdleCallback(resolve, { timeout: 200 }));
+    });
+    const cdp = await page.context().newCDPSession(page);
+    for (let run = 0; run < COMPARE_RUNS; run++) {
+      await cdp.send('HeapProfiler.collectGarbage');
+      runs.push(await page.evaluate(streamCompare, { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run }));
+      const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
+      if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
+    }
+    await cdp.detach();
+  } finally {
+    await page.close();
+  }
+  const loadAfter = os.loadavg();
+  const figure = (name: string, measure: string): string => {
+    const row = alone.find((r) => r.name.startsWith(`renderer live ~1 MiB/s: ${name}, `) && r.name.endsWith(`: ${measure}`));
+    return row === undefined ? 'not measured' : row.value.split(' (')[0];
+  };
+  const label = `renderer compare: 4 answers of 1 MiB at once into one Compare panel (~1 MiB/s each, 4 columns side by side at ${COMPARE_VIEWPORT.width}×${COMPARE_VIEWPORT.height}), median of ${COMPARE_RUNS} runs`;
+  const longest = middle(runs.map((r) => r.longestFrameMs));
+  const aloneFrames = columns.map(([name]) => `${name.split(' (')[0]} ${figure(name, 'longest frame (append + render + scroll)')}`).join(', ');
+  const rows: BenchRow[] = [
+    {
+      name: `${label}: the panel's longest frame (4 appends + every column's render and scroll)`,
+      value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms; answer panel, each answer alone: ${aloneFrames})`,
+      goal: '≤ 50 ms',
+      ok: longest <= 50,
+    },
+  ];
+  for (const [i, [name]] of columns.entries()) {
+    const final = middle(runs.map((r) => r.lastByteToFinalMs[i]));
+    const equal = runs.every((r) => r.equal[i]);
+    const waiting = Math.max(...runs.map((r) => r.waiting[i]));
+    rows.push({
+      name: `${label}: column ${i + 1}, ${name}: last byte to final DOM`,
+      value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms; answer panel alone ${figure(name, 'last byte to final DOM')}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}`,
+      goal: '≤ 100 ms',
+      ok: final <= 100 && equal && Number.isFinite(final),
+    });
+  }
+  rows.push({
+    name: `${label}: total time inside frames / wall time`,
+    value: `${middle(runs.map((r) => r.workMs)).toFixed(0)} ms in ${middle(runs.map((r) => r.frames))} frames / ${(middle(runs.map((r) => r.wallMs)) / 1000).toFixed(1)} s; load average (1/5/15 min) ${loadBefore.map((n) => n.toFixed(1)).join(' / ')} before, ${loadAfter.map((n) => n.toFixed(1)).join(' / ')} after, ${os.cpus().length} cores`,
+  });
+  return rows;
 }

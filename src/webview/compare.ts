@@ -145,7 +145,7 @@ class Column {
     this.name = turn.environment === undefined ? label : `${label} on ${turn.environment}`;
     const headingId = `aq-column-${index}`;
     const heading = h('h2', { className: 'aq-column-title', attrs: { id: headingId, 'data-role': 'column-title' }, text: label });
-    const environment = h('span', { className: 'aq-badge aq-badge-environment', attrs: { 'data-role': 'environment' }, text: turn.environment ?? '' });
+    const environment = h('span', { className: 'aq-badge aq-badge-environment', attrs: { id: `${headingId}-environment`, 'data-role': 'environment' }, text: turn.environment ?? '' });
     environment.hidden = turn.environment === undefined;
     this.http = h('span', { className: 'aq-badge', attrs: { 'data-role': 'http-status' } });
     this.firstByte = h('span', { className: 'aq-meta', attrs: { 'data-role': 'first-byte' } });
@@ -175,7 +175,9 @@ class Column {
     });
     const body = h('div', { className: 'aq-column-body', attrs: { tabindex: '0', 'aria-label': `Answer from ${this.name}` } }, this.answer.element);
     this.scroller = new AutoScroller(body);
-    this.element = h('section', { className: 'aq-column', attrs: { 'data-turn-id': turn.id, 'aria-labelledby': headingId, 'data-role': 'column' } }, header, body);
+    // Named by its application and its environment: one application on two environments makes two regions of different names.
+    const labelledBy = turn.environment === undefined ? headingId : `${headingId} ${headingId}-environment`;
+    this.element = h('section', { className: 'aq-column', attrs: { 'data-turn-id': turn.id, 'aria-labelledby': labelledBy, 'data-role': 'column' } }, header, body);
     this.built = true;
     this.setCount(count);
     this.showFacts();
