@@ -168,13 +168,14 @@ describe('Query files: the Testing view runs a team’s saved queries', () => {
     const other = http.createServer((req, res) => {
       seen.push(`${req.url ?? ''} ${req.headers.authorization ?? ''}`);
       res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.end('answer from staging');
+      // Not ending in "staging": another suite's key starts with that word, and an answer ending in the start of a known key is masked.
+      res.end('answer from staging, all well');
     });
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
     try {
       await config().update('environments', { dev: { baseUrl: serviceUrl() }, staging: { baseUrl: otherUrl } }, vscode.ConfigurationTarget.Global);
-      const uri = await writeQueryFile('env.aq.md', '## On staging\n- application: echo\n- environment: staging\n- expect: contains "staging"\n\nWhere?\n');
+      const uri = await writeQueryFile('env.aq.md', '## On staging\n- application: echo\n- environment: staging\n- expect: contains "from staging"\n\nWhere?\n');
       const node = await listed(uri, 1);
       const first = await api.runQueryTests([node.id]);
       assert.equal(first.items[node.children[0].id].state, 'errored', 'no key for staging yet: not sent');
