@@ -26,6 +26,7 @@ export class CompareView implements SurfaceView {
   private readonly announcer = new Announcer();
   private readonly columns = new Map<string, Column>();
   private clock: ReturnType<typeof setInterval> | undefined;
+  private built = 0;
 
   constructor(root: HTMLElement, private readonly host: Host) {
     this.title = h('h1', { className: 'aq-panel-title', attrs: { 'data-role': 'title' } });
@@ -50,13 +51,13 @@ export class CompareView implements SurfaceView {
     this.columns.clear();
     this.grid.replaceChildren();
     const answers = state.turns.filter((turn) => turn.role === 'assistant');
-    answers.forEach((turn, i) => this.addColumn(turn, i, answers.length));
+    for (const turn of answers) this.addColumn(turn, answers.length);
     this.refresh();
   }
 
   startTurn(turn: Turn): void {
     if (turn.role !== 'assistant') return;
-    this.addColumn(turn, this.columns.size, this.columns.size + 1);
+    this.addColumn(turn, this.columns.size + 1);
     this.refresh();
   }
 
@@ -93,7 +94,9 @@ export class CompareView implements SurfaceView {
     // Compare asks once; it has no composer.
   }
 
-  private addColumn(turn: Turn, index: number, count: number): void {
+  private addColumn(turn: Turn, count: number): void {
+    // Every column built gets a fresh number, so heading ids stay unique also when a column is replaced.
+    const index = this.built++;
     const label = this.applications.find((app) => app.id === turn.applicationId)?.label ?? turn.applicationId;
     const column = new Column(turn, label, index, count, (message) => this.host.post(message), () => this.refresh());
     const existing = this.columns.get(turn.id);
