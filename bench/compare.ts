@@ -5,12 +5,8 @@
 // same service), and compares each request's span at the service, from its first body byte to its
 // last, with the query alone's in the answer panel.
 import * as os from 'node:os';
-import * as path from 'node:path';
-import { startService } from '../service/server';
-import { automationLogLines } from '../test/launch/automationLog';
-import { runVersion } from '../test/launch/hostSuite';
-import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
+import { runHostBench } from './hostBench';
 import { ENVIRONMENTS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_SIZE, type CompareBenchResult, type TimedRequest } from './compare/shared';
 
 /**
@@ -31,23 +27,7 @@ const clientSpan = (request: TimedRequest): number => (request.durationMs ?? Num
 /** Runs the suite in bench/compare/suite.ts and turns its one result line into rows. */
 export async function runCompareBench(): Promise<BenchRow[]> {
   const loadBefore = load();
-  const service = await startService({ quiet: true });
-  let result: CompareBenchResult | undefined;
-  try {
-    const run = await runVersion('4.139.1', service, {
-      title: 'Benchmark (compare)',
-      testsPath: path.join(repoRoot(), 'out', 'bench', 'compare', 'suite.js'),
-      onLog: (_type, message) => {
-        for (const line of automationLogLines(message)) {
-          const found = /AQ_BENCH (\{.*\})/.exec(line);
-          if (found) result = JSON.parse(found[1]) as CompareBenchResult;
-        }
-      },
-    });
-    if (run.code !== 0 || result === undefined) throw new Error(`the compare benchmark did not report (exit ${run.code})`);
-  } finally {
-    await service.close();
-  }
+  const result = await runHostBench<CompareBenchResult>('compare', 'Benchmark (compare)');
   const { rounds } = result;
   const workload = `timed: ${TIMED_DELAY_MS} ms of silence, then ${TIMED_SIZE / (1024 * 1024)} MiB at full speed in ${TIMED_CHUNK_BYTES / 1024} KiB chunks`;
   const reference = (request: (r: CompareBenchResult['rounds'][number]) => TimedRequest, what: string): BenchRow => {

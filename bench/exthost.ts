@@ -1,12 +1,8 @@
 // The output channel under a 50 MiB answer, measured inside a real extension host (code-server
 // 4.139.1, VS Code 1.139): how much the extension host's heap grows while the answer streams, and
 // what it keeps afterwards.
-import * as path from 'node:path';
-import { startService } from '../service/server';
-import { automationLogLines } from '../test/launch/automationLog';
-import { runVersion } from '../test/launch/hostSuite';
-import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
+import { runHostBench } from './hostBench';
 import { BIG_ANSWER, type ExtHostBenchResult } from './exthost/shared';
 
 const MiB = 1024 * 1024;
@@ -25,23 +21,7 @@ function mib(bytes: number): string {
 
 /** Runs the suite in bench/exthost/suite.ts and turns its one result line into rows. */
 export async function runExtHostBench(): Promise<BenchRow[]> {
-  const service = await startService({ quiet: true });
-  let result: ExtHostBenchResult | undefined;
-  try {
-    const run = await runVersion('4.139.1', service, {
-      title: 'Benchmark (extension host)',
-      testsPath: path.join(repoRoot(), 'out', 'bench', 'exthost', 'suite.js'),
-      onLog: (_type, message) => {
-        for (const line of automationLogLines(message)) {
-          const found = /AQ_BENCH (\{.*\})/.exec(line);
-          if (found) result = JSON.parse(found[1]) as ExtHostBenchResult;
-        }
-      },
-    });
-    if (run.code !== 0 || result === undefined) throw new Error(`the extension-host benchmark did not report (exit ${run.code})`);
-  } finally {
-    await service.close();
-  }
+  const result = await runHostBench<ExtHostBenchResult>('exthost', 'Benchmark (extension host)');
   const { before, runs, gc } = result;
   const rows: BenchRow[] = [];
   const intoChannel = runs.filter((run) => run.target === 'outputChannel' && run.size === BIG_ANSWER);

@@ -4,12 +4,8 @@
 // application at each concurrency setting (time against the floor the limit sets, every result,
 // the service's open requests, the heap).
 import * as os from 'node:os';
-import * as path from 'node:path';
-import { startService } from '../service/server';
-import { automationLogLines } from '../test/launch/automationLog';
-import { runVersion } from '../test/launch/hostSuite';
-import { repoRoot } from '../test/launch/util';
 import type { BenchRow } from './core';
+import { runHostBench } from './hostBench';
 import { HEAP_SAMPLE_MS, LIST_FILES, LISTING_TAIL_MS, LOOP_RESOLUTION_MS, QUERIES_PER_FILE, RUN_FILES, TIMED_DELAY_MS, TIMED_SIZE, type ListingRun, type LoopDelay, type QueryFilesBenchResult } from './queryFiles/shared';
 
 const MiB = 1024 * 1024;
@@ -49,23 +45,7 @@ const loopText = (delay: LoopDelay): string =>
 /** Runs the suite in bench/queryFiles/suite.ts and turns its one result line into rows. */
 export async function runQueryFilesBench(): Promise<BenchRow[]> {
   const loadBefore = load();
-  const service = await startService({ quiet: true });
-  let result: QueryFilesBenchResult | undefined;
-  try {
-    const run = await runVersion('4.139.1', service, {
-      title: 'Benchmark (query files)',
-      testsPath: path.join(repoRoot(), 'out', 'bench', 'queryFiles', 'suite.js'),
-      onLog: (_type, message) => {
-        for (const line of automationLogLines(message)) {
-          const found = /AQ_BENCH (\{.*\})/.exec(line);
-          if (found) result = JSON.parse(found[1]) as QueryFilesBenchResult;
-        }
-      },
-    });
-    if (run.code !== 0 || result === undefined) throw new Error(`the query-files benchmark did not report (exit ${run.code})`);
-  } finally {
-    await service.close();
-  }
+  const result = await runHostBench<QueryFilesBenchResult>('queryFiles', 'Benchmark (query files)');
   const rows: BenchRow[] = [];
   const expected = `${LIST_FILES} files, ${LIST_FILES * QUERIES_PER_FILE} queries`;
   const complete = (run: ListingRun): boolean => run.files === LIST_FILES && run.queries === LIST_FILES * QUERIES_PER_FILE;

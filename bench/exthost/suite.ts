@@ -1,8 +1,7 @@
 // Runs inside the extension host (loaded by the code-server launcher like the integration suite):
 // streams 10 MiB and 50 MiB answers (BENCH_RUNS) into the real "Application Query" output channel and samples this
 // process's memory while it does. Prints one `AQ_BENCH {json}` line for bench/exthost.ts.
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
+import { fullCollection, settle } from '../hostMemory';
 import * as vscode from 'vscode';
 import type { TestHooks } from '../../test/integration/testHooks';
 import { SUITE_START_MARKER } from '../../test/launch/automationLog';
@@ -26,36 +25,6 @@ async function setBulkSize(size: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('the bulk request template did not take effect');
-}
-
-/**
- * A function that forces a full garbage collection, if this process lets us have one (Node's
- * `--expose-gc`, switched on at run time; the function comes from a fresh context).
- */
-function fullCollection(): (() => void) | undefined {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc: unknown = vm.runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Lets pending writes finish (VS Code's channel writer drains for a while after the last append),
- * collecting garbage as it goes, until two readings 500 ms apart agree within 1 MiB (at most 20 s).
- */
-async function settle(gc: (() => void) | undefined): Promise<void> {
-  let last = Number.NaN;
-  for (let i = 0; i < 40; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    gc?.();
-    gc?.();
-    const now = process.memoryUsage().heapUsed;
-    if (Math.abs(now - last) < 1024 * 1024) return;
-    last = now;
-  }
 }
 
 /**

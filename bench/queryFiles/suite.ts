@@ -4,12 +4,11 @@
 // event loop meanwhile; then runs 400 queries on the service's `timed` application at each
 // concurrency setting, watching the heap and what the service saw. Prints one `AQ_BENCH {json}`
 // line for bench/queryFiles.ts.
+import { fullCollection, settle } from '../hostMemory';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import * as path from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
 import * as vscode from 'vscode';
 import type { RecordedRequest } from '../../service/server';
 import type { TestHooks, TestTreeNode } from '../../test/integration/testHooks';
@@ -152,30 +151,6 @@ function count(tree: readonly TestTreeNode[], dir: string): { files: number; que
   const queries = nodes.reduce((sum, node) => sum + node.children.length, 0);
   const children = nodes.reduce((sum, node) => sum + node.children.reduce((s, q) => s + q.children.length, 0), 0);
   return { files: nodes.length, queries, children, nodes };
-}
-
-/** A function that forces a full garbage collection, if this process lets us have one (as bench/exthost/suite.ts does). */
-function fullCollection(): (() => void) | undefined {
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc: unknown = vm.runInNewContext('gc');
-    return typeof gc === 'function' ? () => void gc() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Collects garbage until two readings 500 ms apart agree within 1 MiB (at most 20 s). */
-async function settle(gc: (() => void) | undefined): Promise<void> {
-  let last = Number.NaN;
-  for (let i = 0; i < 40; i++) {
-    await sleep(500);
-    gc?.();
-    gc?.();
-    const now = process.memoryUsage().heapUsed;
-    if (Math.abs(now - last) < 1024 * 1024) return;
-    last = now;
-  }
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
