@@ -4,7 +4,7 @@ import { button, h } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
-import { Announcer, AssistantTurnView, AutoScroller, announcement, type TurnEnd } from './transcript';
+import { Announcer, AssistantTurnView, AutoScroller, announcement, questionSummary, type TurnEnd } from './transcript';
 
 /** How often a streaming column's elapsed time is refreshed. */
 const CLOCK_MS = 250;
@@ -47,7 +47,7 @@ export class CompareView implements SurfaceView {
     this.questionText.textContent = question?.text ?? '';
     this.question.hidden = question === undefined;
     const summary = this.question.querySelector('summary');
-    summary?.replaceChildren(h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: firstLine(question?.text ?? '') }));
+    summary?.replaceChildren(h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: questionSummary(question?.text ?? '') }));
     this.columns.clear();
     this.grid.replaceChildren();
     const answers = state.turns.filter((turn) => turn.role === 'assistant');
@@ -237,9 +237,4 @@ class Column {
     this.stop.hidden = !streaming;
     this.element.dataset.status = this.answer.status;
   }
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n', 1)[0] ?? '';
-  return line.length > 120 ? `${line.slice(0, 117)}…` : line || '(no question text)';
 }

@@ -31,6 +31,12 @@ export function announcement(status: Exclude<TurnStatus, 'streaming'>, httpStatu
   }
 }
 
+/** A question's first line, cut at 120 characters: what a collapsed question shows. */
+export function questionSummary(text: string): string {
+  const line = text.split('\n', 1)[0] ?? '';
+  return (line.length > 120 ? `${line.slice(0, 117)}…` : line) || '(no question text)';
+}
+
 /** A question: plain text (never markdown), with its attachment labels. */
 export class UserTurnView {
   readonly element: HTMLElement;
@@ -41,10 +47,9 @@ export class UserTurnView {
     const text = h('div', { className: 'aq-user-text', text: turn.text });
     this.element = h('div', { className: 'aq-turn aq-turn-user', attrs: { 'data-turn-id': turn.id, 'data-role': 'user' } });
     if (context.surface === 'panel') {
-      const firstLine = turn.text.split('\n', 1)[0] ?? '';
-      const summary = firstLine.length > 120 ? `${firstLine.slice(0, 117)}…` : firstLine;
+      const summary = questionSummary(turn.text);
       this.element.append(
-        h('details', { className: 'aq-question' }, h('summary', {}, h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: summary || '(no question text)' })), ...list, text),
+        h('details', { className: 'aq-question' }, h('summary', {}, h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: summary })), ...list, text),
       );
     } else {
       this.element.append(h('div', { className: 'aq-turn-header' }, icon('account'), h('span', { className: 'aq-turn-label', text: 'You' })), ...list, text);
