@@ -7,7 +7,7 @@
 import * as os from 'node:os';
 import type { BenchRow } from './core';
 import { runHostBench } from './hostBench';
-import { ENVIRONMENTS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_SIZE, type CompareBenchResult, type TimedRequest } from './compare/shared';
+import { ENVIRONMENTS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_PACE_MS, TIMED_SIZE, type CompareBenchResult, type TimedRequest } from './compare/shared';
 
 /**
  * A column's span may take at most this many times the query alone's. Four answers at once share
@@ -29,7 +29,7 @@ export async function runCompareBench(): Promise<BenchRow[]> {
   const loadBefore = load();
   const result = await runHostBench<CompareBenchResult>('compare', 'Benchmark (compare)');
   const { rounds } = result;
-  const workload = `timed: ${TIMED_DELAY_MS} ms of silence, then ${TIMED_SIZE / (1024 * 1024)} MiB at full speed in ${TIMED_CHUNK_BYTES / 1024} KiB chunks`;
+  const workload = `timed: ${TIMED_DELAY_MS} ms of silence, then ${TIMED_SIZE / (1024 * 1024)} MiB in ${TIMED_CHUNK_BYTES / 1024} KiB chunks ${TIMED_PACE_MS} ms apart`;
   const reference = (request: (r: CompareBenchResult['rounds'][number]) => TimedRequest, what: string): BenchRow => {
     const spans = rounds.map((r) => span(request(r)));
     return {

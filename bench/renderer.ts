@@ -337,6 +337,20 @@ export async function runRendererBench(): Promise<BenchRow[]> {
   }
 }
 
+/** The Compare panel's rows alone (`npm run bench renderer-compare`), without the answer panel's figures beside them. */
+export async function runCompareRendererSection(): Promise<BenchRow[]> {
+  const server = await LoopbackServer.start();
+  const browser = await launchBrowser();
+  try {
+    server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+    return await runCompareRendererBench(browser, server, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The Compare panel: four answers at once, one per column, in the real webview bundle.
 

@@ -7,13 +7,15 @@ import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
 import { runQueryFilesBench } from './queryFiles';
 import { runMaskBench } from './secretMask';
-import { runRendererBench } from './renderer';
+import { runCompareRendererSection, runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
 
 /** A named group of measurements. */
 export interface BenchSection {
   readonly name: string;
   readonly run: () => Promise<BenchRow[]>;
+  /** Runs only when named: its rows are part of another section too. */
+  readonly named?: boolean;
 }
 
 const sections: BenchSection[] = [
@@ -21,6 +23,7 @@ const sections: BenchSection[] = [
   { name: 'cancel', run: runCancelBench },
   { name: 'mask', run: runMaskBench },
   { name: 'renderer', run: runRendererBench },
+  { name: 'renderer-compare', run: runCompareRendererSection, named: true },
   { name: 'compare', run: runCompareBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },
@@ -45,7 +48,7 @@ async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   let missed = 0;
   for (const section of sections) {
-    if (wanted.length > 0 && !wanted.includes(section.name)) {
+    if (wanted.length > 0 ? !wanted.includes(section.name) : section.named === true) {
       continue;
     }
     const started = performance.now();

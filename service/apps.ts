@@ -86,7 +86,7 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
   app('echo-key', 'Echo key', 'Echoes the API key it was sent, in several encodings, as a careless service might.',
     'text/plain: the key whole, split across two chunks 300 ms apart, \\u-escaped, %-encoded, and JSON-escaped, among ordinary text'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
-    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown at full speed'),
+    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
 ]);
 
 /** The most load applications a service may add (see {@link loadApplications}). */

@@ -448,8 +448,9 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         const delay = intOption(body, 'delayMs', 250, 0, 60_000);
         const size = intOption(body, 'size', 0, 0, BULK_MAX_BYTES);
         const chunk = intOption(body, 'chunkBytes', 16 * 1024, 1, 16 * 1024 * 1024);
-        if (typeof delay === 'string' || typeof size === 'string' || typeof chunk === 'string') {
-          return sendJson(ex, 400, { error: [delay, size, chunk].find((v) => typeof v === 'string') });
+        const pace = intOption(body, 'paceMs', 0, 0, 60_000);
+        if (typeof delay === 'string' || typeof size === 'string' || typeof chunk === 'string' || typeof pace === 'string') {
+          return sendJson(ex, 400, { error: [delay, size, chunk, pace].find((v) => typeof v === 'string') });
         }
         let rest = timedCache.get(size);
         if (rest === undefined) {
@@ -472,7 +473,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         if (!(await write(ex, `${marker}\n\n`))) {
           return;
         }
-        return streamBytes(ex, rest, chunk, 0);
+        return streamBytes(ex, rest, chunk, pace);
       }
       case 'fail-429':
         return sendJson(ex, 429, { error: 'Rate limit exceeded: too many requests for this application. Try again in 7 seconds.' }, { 'Retry-After': '7' });

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { RecordedRequest } from '../../service/server';
 import type { TestHooks } from '../../test/integration/testHooks';
 import { SUITE_START_MARKER } from '../../test/launch/automationLog';
-import { CONTEXT_FILE, ENVIRONMENTS, ROUNDS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_SIZE, type CompareBenchResult, type CompareRound, type TimedRequest } from './shared';
+import { CONTEXT_FILE, ENVIRONMENTS, ROUNDS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_PACE_MS, TIMED_SIZE, type CompareBenchResult, type CompareRound, type TimedRequest } from './shared';
 
 const EXTENSION_ID = 'application-query.application-query';
 const APPLICATION = 'timed';
@@ -38,12 +38,12 @@ async function resetService(service: string): Promise<void> {
   await fetch(`${service}/__control/reset`, { method: 'POST' });
 }
 
-/** Four environments on the service, and `timed` answering TIMED_SIZE bytes after TIMED_DELAY_MS. */
+/** Four environments on the service, and `timed` answering TIMED_SIZE bytes after TIMED_DELAY_MS, TIMED_PACE_MS between chunks. */
 async function configure(service: string): Promise<void> {
   const environments = Object.fromEntries(ENVIRONMENTS.map((name) => [name, { baseUrl: service }]));
   await config().update('environments', environments, vscode.ConfigurationTarget.Global);
   const apps = (config().inspect<{ id: string }[]>('applications')?.globalValue ?? []).map((app) =>
-    app.id === APPLICATION ? { ...app, requestTemplate: { query: '${input}', delayMs: TIMED_DELAY_MS, size: TIMED_SIZE, chunkBytes: TIMED_CHUNK_BYTES } } : app,
+    app.id === APPLICATION ? { ...app, requestTemplate: { query: '${input}', delayMs: TIMED_DELAY_MS, size: TIMED_SIZE, chunkBytes: TIMED_CHUNK_BYTES, paceMs: TIMED_PACE_MS } } : app,
   );
   await config().update('applications', apps, vscode.ConfigurationTarget.Global);
   await until('the settings', () => {

@@ -278,13 +278,26 @@ export class Transcript {
   }
 }
 
-/** Keeps a scroll container at the bottom while content grows, unless the user scrolled up. */
+/**
+ * Keeps a scroll container at the bottom while content grows, unless the user scrolled up. The
+ * view follows a frame after the text is rendered (see the frame loop in render/pacer.ts), so the
+ * text may have grown again by the time the scroll that followed it is reported: only a move up,
+ * away from where the view was put, lets go; reaching the bottom again holds on.
+ */
 export class AutoScroller {
   private stick = true;
+  /** Where the view was last put or seen. */
+  private top = 0;
 
   constructor(private readonly scroller: HTMLElement) {
     scroller.addEventListener('scroll', () => {
-      this.stick = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 24;
+      const top = scroller.scrollTop;
+      if (scroller.scrollHeight - top - scroller.clientHeight < 24) {
+        this.stick = true;
+      } else if (top < this.top - 1) {
+        this.stick = false;
+      }
+      this.top = top;
     });
   }
 
@@ -292,6 +305,7 @@ export class AutoScroller {
   update(): void {
     if (this.stick) {
       this.scroller.scrollTop = this.scroller.scrollHeight;
+      this.top = this.scroller.scrollTop;
     }
   }
 

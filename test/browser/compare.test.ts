@@ -221,6 +221,44 @@ describe('Compare panel in Chromium', function () {
     for (const id of ids) assert.equal(await columnOf(page, id).getAttribute('data-status'), 'done');
   });
 
+  it('four answers streaming at once: every column follows its newest text to the bottom, but one the reader scrolled up stays where the reader put it', async () => {
+    page = await open({ width: 1400, height: 700 });
+    await send(page, { type: 'state', state: compareState(fourColumns()) });
+    await page.locator('section[data-role="column"]').nth(3).waitFor();
+    const ids = ['c1', 'c2', 'c3', 'c4'];
+    const paragraphs = (id: string, from: number, to: number): string =>
+      Array.from({ length: to - from }, (_, i) => `Paragraph ${from + i} of ${id}: ${'some words of the answer '.repeat(8)}\n\n`).join('');
+    const distances = (): Promise<Array<{ top: number; fromEnd: number; overflows: boolean }>> =>
+      page!.evaluate((all) =>
+        all.map((id) => {
+          const body = document.querySelector(`section[data-turn-id="${id}"] .aq-column-body`) as HTMLElement;
+          return { top: body.scrollTop, fromEnd: body.scrollHeight - body.scrollTop - body.clientHeight, overflows: body.scrollHeight > 2 * body.clientHeight };
+        }),
+      ids);
+    const twoFrames = (): Promise<unknown> => page!.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+
+    await sendOverFrames(page, interleaved(Object.fromEntries(ids.map((id) => [id, paragraphs(id, 0, 40)])), 7));
+    await page.waitForFunction((all) => all.every((id) => document.querySelector(`section[data-turn-id="${id}"]`)?.textContent?.includes(`Paragraph 39 of ${id}`)), ids);
+    await twoFrames();
+    for (const [i, d] of (await distances()).entries()) {
+      assert.ok(d.overflows, `column ${ids[i]} holds more than two screens`);
+      assert.ok(d.fromEnd < 2, `column ${ids[i]} follows its answer: ${JSON.stringify(d)}`);
+    }
+
+    // The reader goes back to the start of the second column; the answers go on.
+    await columnOf(page, 'c2').locator('.aq-column-body').evaluate((body) => {
+      body.scrollTop = 0;
+    });
+    await twoFrames();
+    await sendOverFrames(page, interleaved(Object.fromEntries(ids.map((id) => [id, paragraphs(id, 40, 80)])), 8));
+    await send(page, ...ids.map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
+    await allRendered(page, ids);
+    await twoFrames();
+    const after = await distances();
+    assert.equal(after[1].top, 0, 'the column the reader scrolled up stays at its start');
+    for (const i of [0, 2, 3]) assert.ok(after[i].fromEnd < 2, `column ${ids[i]} followed its answer to its end: ${JSON.stringify(after[i])}`);
+  });
+
   it('a column that fails shows its error with HTTP 500 and Retry while the others stream on and finish; a 401 column offers Set API Key…', async () => {
     page = await open();
     await send(page, { type: 'state', state: compareState(fourColumns()) });

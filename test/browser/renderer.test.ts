@@ -270,6 +270,72 @@ describe('renderer in Chromium', function () {
     });
   });
 
+  describe('the page frame loop', () => {
+    it('renderers of one page share a frame: each gets a share of one budget, a failing one keeps none from theirs, and each follows its text at the start of the next frame', async () => {
+      const log = await page.evaluate(async () => {
+        const pending: Array<() => void> = [];
+        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
+        const events: string[] = [];
+        const errors: string[] = [];
+        window.addEventListener('error', (event) => {
+          errors.push(String(event.message));
+          event.preventDefault();
+        });
+        const shares: Record<string, number[]> = { a: [], b: [], c: [] };
+        const client = (name: string, work: (budget: number) => void) => {
+          const self = {
+            render: (budget: number) => {
+              events.push(`render ${name}`);
+              shares[name].push(budget);
+              work(budget);
+            },
+            rendered: () => events.push(`follow ${name}`),
+          };
+          return self;
+        };
+        const busy = (ms: number): void => {
+          const end = performance.now() + ms;
+          while (performance.now() < end) {
+            // A renderer at work.
+          }
+        };
+        const a = client('a', (budget) => busy(budget));
+        const b = client('b', () => {
+          throw new Error('a renderer failed');
+        });
+        const c = client('c', () => undefined);
+        for (const each of [a, b, c]) loop.request(each);
+        loop.request(a);
+        const frames: string[][] = [];
+        const runFrame = (): void => {
+          const callbacks = pending.splice(0);
+          events.length = 0;
+          for (const callback of callbacks) callback();
+          frames.push([...events]);
+        };
+        runFrame();
+        for (const each of [a, b, c]) loop.request(each);
+        runFrame();
+        runFrame();
+        // The failures are reported once the frame is over.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        return { frames, shares, pendingAfter: pending.length, errors };
+      });
+      // Once per frame however often asked; every client rendered though one failed; the follows
+      // of a frame's renders come first in the next frame, and the first turn goes round.
+      assert.deepEqual(log.frames[0], ['render a', 'render b', 'render c']);
+      assert.deepEqual(log.frames[1], ['follow a', 'follow b', 'follow c', 'render b', 'render c', 'render a']);
+      assert.deepEqual(log.frames[2], ['follow b', 'follow c', 'follow a']);
+      assert.equal(log.pendingAfter, 0, 'nothing asked for another frame');
+      assert.equal(log.errors.length, 2, 'each failure is reported, as an uncaught error of the page');
+      assert.match(log.errors[0], /a renderer failed/);
+      // The first frame's budget is the least one (8 ms, nothing measured yet): a took its third of it, the others shared what was left.
+      const [aShare] = log.shares.a;
+      assert.ok(aShare > 2 && aShare <= 8 / 3 + 0.01, `a's share ${aShare}`);
+      assert.ok(log.shares.c[0] >= 2, 'a client never gets less than 2 ms');
+    });
+  });
+
   describe('hostile content', () => {
     /** Inspects `#root` for anything dangerous; returns a list of findings. */
     async function findings(target: Page): Promise<string[]> {

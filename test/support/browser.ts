@@ -176,6 +176,8 @@ export interface RendererGlobal {
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
+  /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
+  FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */
   warmUp?: (schedule?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import {
   APPLICATIONS, CLOSING_LINE, CUTOFF_TAIL, NDJSON_BAD_GOOD_LINES, SSE_ERROR_DELTAS, SSE_ERROR_MESSAGE, STALL_PIECES,
-  answerPieces, bulkBytes, bulkText, cutoffPrefix, demoAnswer, deriveKey,
+  answerPieces, bulkBytes, timedMarkdown, bulkText, cutoffPrefix, demoAnswer, deriveKey,
 } from '../../service/apps';
 import { startCaptureServer, startService, type CaptureServer, type RecordedRequest, type ReferenceService } from '../../service/server';
 
@@ -321,6 +321,24 @@ describe('reference service (service/)', function () {
       const tooBig = await post('bulk', { size: 64 * 1024 * 1024 + 1 });
       assert.equal(tooBig.status, 400);
       assert.match(((await tooBig.json()) as { error: string }).error, /size/);
+    });
+  });
+
+  describe('timed', () => {
+    it('paceMs spaces its chunks: the answer arrives whole, over at least (chunks - 1) × paceMs; a negative pace is refused', async () => {
+      const size = 8 * 1024;
+      const started = Date.now();
+      const paced = await readAll(await post('timed', { delayMs: 0, size, chunkBytes: 1024, paceMs: 40 }));
+      const pacedMs = Date.now() - started;
+      assert.equal(paced.error, undefined);
+      const marker = /^aq-mark-\d+\n\n/.exec(paced.text)?.[0] ?? '';
+      assert.notEqual(marker, '', 'the answer starts with its marker');
+      assert.equal(paced.text, marker + timedMarkdown(size), 'the marker, then the whole answer');
+      // Eight chunks, seven pauses of 40 ms between them.
+      assert.ok(pacedMs >= 7 * 40, `paced answer took ${pacedMs} ms`);
+      const bad = await post('timed', { paceMs: -1 });
+      assert.equal(bad.status, 400);
+      assert.match(((await bad.json()) as { error: string }).error, /paceMs/);
     });
   });
 

@@ -12,12 +12,16 @@ import {
   type RenderEnv,
 } from './markdown';
 import { FenceStream } from './fence';
-import { FramePacer, FULL_BUDGET_MS } from './pacer';
+import { FramePacer, FULL_BUDGET_MS, pageFrames, type FrameClient } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
-  /** Runs a render later; defaults to `requestAnimationFrame`. Tests pass a synchronous one. */
+  /**
+   * Runs a render later, with a frame budget of the renderer's own. By default the renderer is one
+   * client of the page's frame loop (pacer.ts), which shares one budget among the page's renderers.
+   * Tests pass a synchronous one.
+   */
   readonly scheduleFrame?: (callback: () => void) => void;
   /**
    * Called after every update of the DOM (e.g. to keep a transcript scrolled to the bottom), and
@@ -56,9 +60,6 @@ const LAZY_AT = 256 * 1024;
 const LAZY_KEEP = 16 * 1024;
 /** The text parsed (blocks only) at once when groups are made to wait. */
 const LAZY_WINDOW = 64 * 1024;
-function defaultSchedule(callback: () => void): void {
-  requestAnimationFrame(() => callback());
-}
 
 /**
  * A text reduced so that a reference label used in it is a substring: case folded like
@@ -133,10 +134,35 @@ export class IncrementalRenderer {
    * both would run, and from then on every frame would render twice, each with a full budget.
    */
   private frameRequest = 0;
+  /** Inside a render of the page's frame loop: `onRender` waits for every renderer of the frame (see `rendered`). */
+  private inPageFrame = false;
+  /** The DOM changed in the page frame's render: `onRender` is due when the frame's renders are done. */
+  private renderDue = false;
+  /** How this renderer takes part in the page's frame loop (when no `scheduleFrame` was given). */
+  private readonly frameClient: FrameClient = {
+    render: (budgetMs) => {
+      if (!this.scheduled) {
+        // A render outside the frame (`reset`, `flush`) did the work since it asked.
+        return;
+      }
+      this.inPageFrame = true;
+      try {
+        this.update(false, budgetMs);
+      } finally {
+        this.inPageFrame = false;
+      }
+    },
+    rendered: () => {
+      if (this.renderDue) {
+        this.renderDue = false;
+        this.options.onRender?.();
+      }
+    },
+  };
   /** No more text comes (`finish()`); `settled`: and all of it is rendered. */
   private finished = false;
   private settled = false;
-  private readonly schedule: (callback: () => void) => void;
+  private readonly schedule: ((callback: () => void) => void) | undefined;
   private readonly host: StreamHost = {
     frozenReferences: () => this.frozenRefs,
     learnReferences: (source) => this.learnReferences(source),
@@ -150,7 +176,7 @@ export class IncrementalRenderer {
     private readonly container: HTMLElement,
     private readonly options: RendererOptions = {},
   ) {
-    this.schedule = options.scheduleFrame ?? defaultSchedule;
+    this.schedule = options.scheduleFrame;
     this.blocks = blockGrouper(container);
     this.lazy = this.lazyGroups();
   }
@@ -263,6 +289,10 @@ export class IncrementalRenderer {
       return;
     }
     this.scheduled = true;
+    if (this.schedule === undefined) {
+      pageFrames.request(this.frameClient);
+      return;
+    }
     const request = ++this.frameRequest;
     this.schedule(() => {
       if (request === this.frameRequest && this.scheduled) {
@@ -413,7 +443,9 @@ export class IncrementalRenderer {
     if (this.lazy.pending) {
       this.requestFrame();
     }
-    if (changed) {
+    if (changed && this.inPageFrame) {
+      this.renderDue = true;
+    } else if (changed) {
       this.options.onRender?.();
     }
   }

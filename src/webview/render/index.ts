@@ -3,3 +3,4 @@ export { IncrementalRenderer, type RendererOptions } from './incremental';
 export { renderMarkdownOnce, sanitizeHtml } from './markdown';
 export { attachContentHandlers, codeOf, type ContentMessage } from './handlers';
 export { warmUp } from './warmUp';
+export { FrameLoop, type FrameClient } from './pacer';

@@ -50,3 +50,95 @@ export class FramePacer {
     this.last = continues ? { start, own: end - start } : undefined;
   }
 }
+
+/** One renderer of a page, as the page's {@link FrameLoop} drives it. */
+export interface FrameClient {
+  /** Renders what is pending for at most about `budgetMs`; may ask for the next frame again. */
+  render(budgetMs: number): void;
+  /**
+   * The text rendered in the last frame is laid out: follow it (scroll, facts). Called at the
+   * start of the next frame, before any renderer changes the DOM again.
+   */
+  rendered(): void;
+}
+
+/**
+ * A client is never given less than this, however many share a frame: each makes progress (at
+ * least one small window) every frame.
+ */
+const LEAST_SHARE_MS = 2;
+
+/**
+ * The page's one frame loop. Every renderer of a page (four answers of a Compare panel, or the
+ * answers of a transcript) renders in the same animation-frame callback, within one budget that
+ * the page's {@link FramePacer} fits to how busy the page is, each taking its share of what is
+ * left. The first turn goes round the clients, so none always waits for the others.
+ *
+ * What follows a render (a transcript scrolling to its newest text, which reads the layout) waits
+ * for the start of the next frame: the browser has laid the page out after the last one, so
+ * reading it costs nothing, where reading it right after a render would lay out the page again in
+ * the frame, once for every renderer. The view follows the text one frame later.
+ */
+export class FrameLoop {
+  private readonly clients = new Set<FrameClient>();
+  /** Clients that rendered in the last frame: they follow their text at the start of the next. */
+  private readonly following = new Set<FrameClient>();
+  private readonly pacer = new FramePacer();
+  private scheduled = false;
+  private turn = 0;
+
+  constructor(private readonly schedule: (callback: () => void) => void = (callback) => void requestAnimationFrame(() => callback())) {}
+
+  /** Renders `client` in the next frame (once, however often it asks). */
+  request(client: FrameClient): void {
+    this.clients.add(client);
+    this.wake();
+  }
+
+  private wake(): void {
+    if (!this.scheduled) {
+      this.scheduled = true;
+      this.schedule(() => this.run());
+    }
+  }
+
+  private run(): void {
+    this.scheduled = false;
+    const following = [...this.following];
+    this.following.clear();
+    for (const client of following) {
+      guarded(() => client.rendered());
+    }
+    const due = [...this.clients];
+    this.clients.clear();
+    if (due.length === 0) {
+      return;
+    }
+    const start = performance.now();
+    const deadline = start + this.pacer.budget(start);
+    const first = this.turn++ % due.length;
+    const order = [...due.slice(first), ...due.slice(0, first)];
+    order.forEach((client, i) => {
+      const share = Math.max(LEAST_SHARE_MS, (deadline - performance.now()) / (order.length - i));
+      guarded(() => client.render(share));
+      this.following.add(client);
+    });
+    this.pacer.ended(start, performance.now(), this.clients.size > 0);
+    // The last renders are followed in a frame of their own if none comes for more text.
+    this.wake();
+  }
+}
+
+/** Runs `work`; a failure is reported as uncaught, after the frame, without keeping the other renderers from theirs. */
+function guarded(work: () => void): void {
+  try {
+    work();
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
+/** The frame loop of this page (see {@link FrameLoop}). */
+export const pageFrames = new FrameLoop();
