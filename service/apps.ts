@@ -86,7 +86,7 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
   app('echo-key', 'Echo key', 'Echoes the API key it was sent, in several encodings, as a careless service might.',
     'text/plain: the key whole, split across two chunks 300 ms apart, \\u-escaped, %-encoded, and JSON-escaped, among ordinary text'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
-    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
+    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown ("shape": "sections", the default, or "code": one long code block) in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
 ]);
 
 /** The most load applications a service may add (see {@link loadApplications}). */
@@ -408,6 +408,32 @@ export function timedMarkdown(size: number): string {
   }
   parts.push(`Last section: ${n}.\n`);
   return parts.join('');
+}
+
+/**
+ * The `code` shape of `timed`: one TypeScript code block of at least `size` bytes (a long
+ * generated file, as an answer may quote one), then a last line naming its number of functions.
+ */
+export function timedCode(size: number): string {
+  const lines = ['Here is the file:', '', '```ts'];
+  let bytes = 0;
+  let n = 0;
+  while (bytes < size) {
+    n++;
+    const part = [
+      `/** Step ${n}: scales a value ("${n}" times) and logs it. */`,
+      `export async function step${n}(value: number, label = 'step ${n}'): Promise<number> {`,
+      `  const scaled = value * ${n} + Math.max(0, value - ${n}); // ${n}`,
+      "  console.log(`${label}: ${scaled}`);",
+      '  return scaled;',
+      '}',
+      '',
+    ].join('\n');
+    lines.push(part);
+    bytes += Buffer.byteLength(part) + 1;
+  }
+  lines.push('```', '', `Functions: ${n}.`, '');
+  return lines.join('\n');
 }
 
 /**

@@ -14,7 +14,7 @@ import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
   APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
   createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
-  timedMarkdown, type DemoApplication,
+  timedCode, timedMarkdown, type DemoApplication,
 } from './apps';
 import { frameAnswer, isFramedApplication } from './framing';
 
@@ -328,7 +328,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
   const keys = new Map<string, string>(applications.map((a) => [a.id, deriveKey(seed, a.id)]));
   const appByKey = new Map<string, string>([...keys].map(([id, key]) => [key, id]));
   const bulkCache = new Map<number, Buffer>();
-  const timedCache = new Map<number, Buffer>();
+  const timedCache = new Map<string, Buffer>();
   let markers = 0;
   let origin = '';
   let closing = false;
@@ -449,14 +449,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         const size = intOption(body, 'size', 0, 0, BULK_MAX_BYTES);
         const chunk = intOption(body, 'chunkBytes', 16 * 1024, 1, 16 * 1024 * 1024);
         const pace = intOption(body, 'paceMs', 0, 0, 60_000);
+        const shape = body.shape ?? 'sections';
         if (typeof delay === 'string' || typeof size === 'string' || typeof chunk === 'string' || typeof pace === 'string') {
           return sendJson(ex, 400, { error: [delay, size, chunk, pace].find((v) => typeof v === 'string') });
         }
-        let rest = timedCache.get(size);
+        if (shape !== 'sections' && shape !== 'code') {
+          return sendJson(ex, 400, { error: 'shape must be "sections" or "code"' });
+        }
+        const cacheKey = `${shape}:${size}`;
+        let rest = timedCache.get(cacheKey);
         if (rest === undefined) {
           timedCache.clear();
-          rest = Buffer.from(timedMarkdown(size), 'utf8');
-          timedCache.set(size, rest);
+          rest = Buffer.from(shape === 'code' ? timedCode(size) : timedMarkdown(size), 'utf8');
+          timedCache.set(cacheKey, rest);
         }
         begin(ex, 200, TEXT_HEADERS);
         // Headers on the wire now; the body starts after the delay, so a client has settled.

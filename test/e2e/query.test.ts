@@ -10,15 +10,27 @@ import { queryRightClickSelection } from '../support/workbench/editors';
 import { clearNotifications, clickNotificationButton, notificationCenterText, waitForNotification } from '../support/workbench/notifications';
 import { surfaceFrame } from '../support/workbench/views';
 import { settledText } from '../support/workbench/text';
+import { APPLICATIONS } from '../../service/apps';
 
 /** The answer panel's latest answer turn. */
 async function panelAnswer(page: Page): Promise<Locator> {
   return (await surfaceFrame(page, 'panel')).locator('[data-role="assistant"]').last();
 }
 
+/** `timed` as one long code block (512 KiB of TypeScript in 16 KiB pieces, 16 ms apart: about half a second). */
+const CODE_APP = 'Timed (code)';
+const CODE_TEMPLATE = { query: '${input}', delayMs: 0, size: 512 * 1024, chunkBytes: 16 * 1024, paceMs: 16, shape: 'code' };
+
 describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
   this.timeout(240_000);
-  const wb = useWorkbench(() => launchWorkbench({ serviceOptions: { paceMs: 15, quiet: true } }), { beforeEach: clearNotifications });
+  const wb = useWorkbench(
+    () =>
+      launchWorkbench({
+        serviceOptions: { paceMs: 15, quiet: true },
+        userSettings: { 'applicationQuery.applications': APPLICATIONS.map(({ id, name }) => (id === 'timed' ? { id, name: CODE_APP, requestTemplate: CODE_TEMPLATE } : { id, name })) },
+      }),
+    { beforeEach: clearNotifications },
+  );
 
   it('Set API Key… takes the key in a password box, stores it, and checks it with the service', async () => {
     const { page, service } = wb();
@@ -55,6 +67,28 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const body = JSON.parse(sent.body) as { query: string };
     assert.ok(body.query.includes('Explain this function'), 'the question was sent');
     assert.ok(body.query.includes('export function fibonacci(n: number): number {'), 'the selection was sent');
+  });
+
+  it("a long code block streams into the panel, highlighted by the webview's worker, and ends whole", async () => {
+    const { page } = wb();
+    await setApiKey(wb(), CODE_APP, 'timed');
+    await queryFromPalette(page, CODE_APP, 'Show me the whole file');
+    const frame = await surfaceFrame(page, 'panel');
+    const answer = frame.locator('[data-role="assistant"]').last();
+    await waitFor('the code to end and be all rendered', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 90_000, 100);
+    // The webview's CSP let its highlighting worker start, and it stayed up.
+    assert.equal(await frame.locator('body').getAttribute('data-highlighting'), 'worker');
+    const functions = Number(/Functions: (\d+)\./.exec((await answer.locator('.aq-answer p').last().textContent()) ?? '')?.[1]);
+    const code = await answer.locator('.aq-code code').first().evaluate((element) => ({
+      text: element.textContent ?? '',
+      keywords: element.querySelectorAll('.hljs-keyword').length,
+      foreign: [...element.querySelectorAll('*')].filter((child) => child.tagName !== 'SPAN').length,
+    }));
+    assert.ok(functions > 1000, `the closing paragraph names the functions: ${functions}`);
+    assert.ok(code.text.includes(`export async function step${functions}(`) && code.text.includes('export async function step1('), 'the code is all there, first to last');
+    // Highlighted up to its first 128 KiB (about 700 functions), plain after.
+    assert.ok(code.keywords > 1500, `the code is highlighted: ${code.keywords} keywords`);
+    assert.equal(code.foreign, 0, 'only spans and text inside the code');
   });
 
   it('the application picker stays open while the focus moves into the answer panel, and the query goes on', async () => {

@@ -116,6 +116,11 @@ export interface PageOptions {
   readonly initialState?: unknown;
   /** Extra inline script run after the others (gets the nonce). */
   readonly inline?: string;
+  /**
+   * The highlighting worker's script (a server path), named on the page as the real webview names
+   * it; the CSP then allows what the real one does for it (`connect-src` the origin, `worker-src blob:`).
+   */
+  readonly highlighter?: string;
 }
 
 /**
@@ -128,7 +133,7 @@ export function webviewPage(options: PageOptions): string {
   const csp =
     options.csp === false
       ? ''
-      : `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${options.origin} data:; style-src ${options.origin}; font-src ${options.origin}; script-src 'nonce-${nonce}';">`;
+      : `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${options.origin} data:; style-src ${options.origin}; font-src ${options.origin}; script-src 'nonce-${nonce}'; connect-src ${options.origin}; worker-src blob:;">`;
   const stub = `
     window.__pwned = false;
     window.__messages = [];
@@ -149,7 +154,7 @@ export function webviewPage(options: PageOptions): string {
   return (
     `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">${csp}` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0">${styles}<title>test</title></head>` +
-    `<body data-surface="${options.surface ?? 'chat'}"><div id="root"></div>` +
+    `<body data-surface="${options.surface ?? 'chat'}"${options.highlighter === undefined ? '' : ` data-highlighter="${options.highlighter}"`}><div id="root"></div>` +
     `<script nonce="${nonce}">${stub}</script>${scripts}${inline}</body></html>`
   );
 }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import {
   APPLICATIONS, CLOSING_LINE, CUTOFF_TAIL, NDJSON_BAD_GOOD_LINES, SSE_ERROR_DELTAS, SSE_ERROR_MESSAGE, STALL_PIECES,
-  answerPieces, bulkBytes, timedMarkdown, bulkText, cutoffPrefix, demoAnswer, deriveKey,
+  answerPieces, bulkBytes, timedCode, timedMarkdown, bulkText, cutoffPrefix, demoAnswer, deriveKey,
 } from '../../service/apps';
 import { startCaptureServer, startService, type CaptureServer, type RecordedRequest, type ReferenceService } from '../../service/server';
 
@@ -339,6 +339,19 @@ describe('reference service (service/)', function () {
       const bad = await post('timed', { paceMs: -1 });
       assert.equal(bad.status, 400);
       assert.match(((await bad.json()) as { error: string }).error, /paceMs/);
+    });
+
+    it('shape "code" answers one long TypeScript code block; an unknown shape is refused', async () => {
+      const read = await readAll(await post('timed', { delayMs: 0, size: 20_000, shape: 'code' }));
+      const answer = read.text.replace(/^aq-mark-\d+\n\n/, '');
+      assert.equal(answer, timedCode(20_000));
+      const fences = answer.split('\n').filter((line) => line.startsWith('```'));
+      assert.deepEqual(fences, ['```ts', '```'], 'one code block');
+      assert.ok(Buffer.byteLength(answer) > 20_000);
+      assert.match(answer, /\nFunctions: \d+\.\n$/);
+      const bad = await post('timed', { shape: 'poem' });
+      assert.equal(bad.status, 400);
+      assert.match(((await bad.json()) as { error: string }).error, /shape/);
     });
   });
 

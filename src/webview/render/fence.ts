@@ -1,5 +1,7 @@
 import { codeLanguage, codePiece, highlightEnd } from './code';
+import { remoteLane, type PieceSink, type RemoteLane } from './highlighter';
 import { fenceInfo, highlightedNodes, renderCodeShell, type MdToken } from './markdown';
+import type { HighlightedPiece } from '../worker/protocol';
 import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
 import type { Placement } from './groups';
 
@@ -20,9 +22,10 @@ function codeChunk(): HTMLElement {
  * comes in as it is final; until the piece it belongs to is decided (and highlighted, within a
  * budget per frame), it is shown as plain text in waiting blocks that start on a new line. A
  * waiting block is at most about WAITING_BLOCK long, so the browser lays waiting code out in
- * pieces too.
+ * pieces too. A highlighted lane has the page's highlighting worker cut and highlight its pieces
+ * when the worker is up (see highlighter.ts), and only places them; else it highlights them itself.
  */
-class CodeLane {
+class CodeLane implements PieceSink {
   /** Code not in a chunk yet. */
   private backlog = '';
   /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
@@ -36,17 +39,46 @@ class CodeLane {
   private closed = false;
   /** The lane's first chunk: later ones and the waiting blocks come after it. */
   private firstChunk: Node | undefined;
+  /** The worker's lane that cuts and highlights this lane's code, while it does. */
+  private remote: RemoteLane | undefined;
+  /** Pieces of the backlog from the worker, in order, not placed yet. */
+  private incoming: HighlightedPiece[] = [];
 
   constructor(
     private readonly code: HTMLElement,
     readonly language: string,
     /** The node this lane's nodes go before. */
     private readonly before: () => Node,
-  ) {}
+    /** Asks for a frame: pieces came from the worker, or the page is to highlight the rest. */
+    private readonly wake: () => void,
+  ) {
+    this.remote = language === '' ? undefined : remoteLane(language, this);
+  }
 
-  /** Work is left that later frames can do. */
+  /** Work is left that this frame or later ones can do (pieces the worker is still on are not). */
   get pending(): boolean {
-    return this.backlog !== '' && (this.closed || this.backlog.length !== this.stalledAt);
+    if (this.incoming.length > 0) {
+      return true;
+    }
+    return this.remote === undefined && this.backlog !== '' && (this.closed || this.backlog.length !== this.stalledAt);
+  }
+
+  /** Every piece of the lane's code is in its chunk. */
+  get placed(): boolean {
+    return this.backlog === '';
+  }
+
+  receive(pieces: readonly HighlightedPiece[]): void {
+    const first = this.incoming.length === 0;
+    this.incoming.push(...pieces);
+    if (first) {
+      this.wake();
+    }
+  }
+
+  lost(): void {
+    this.remote = undefined;
+    this.wake();
   }
 
   /** The first node of this lane (its first chunk, or its first waiting block), if it has any. */
@@ -59,6 +91,7 @@ class CodeLane {
       return;
     }
     this.backlog += text;
+    this.remote?.add(text);
     for (let from = 0; from < text.length; ) {
       const lineEnd = text.indexOf('\n', Math.min(from + WAITING_BLOCK, text.length - 1));
       const end = lineEnd < 0 ? text.length : lineEnd + 1;
@@ -81,15 +114,33 @@ class CodeLane {
   }
 
   close(): void {
-    this.closed = true;
+    if (!this.closed) {
+      this.closed = true;
+      this.remote?.close();
+    }
   }
 
-  /** Moves decided pieces of the backlog into chunks; highlighting stops at `deadline` (plain pieces always move). */
+  /**
+   * Moves decided pieces of the backlog into chunks; highlighting stops at `deadline` (plain pieces
+   * always move). The worker's pieces are placed as they came (at least one, until `deadline`); a
+   * deadline of +∞ (the answer is wanted whole now) places them all and highlights the rest here.
+   */
   settle(deadline: number): void {
-    if (!this.closed && this.backlog.length === this.stalledAt) {
+    let start = this.placeIncoming(deadline);
+    if (this.remote !== undefined && this.backlog.length > start && deadline === Number.POSITIVE_INFINITY) {
+      this.remote.drop();
+      this.remote = undefined;
+    }
+    if (this.remote !== undefined || this.incoming.length > 0) {
+      this.backlog = this.backlog.slice(start);
+      if (this.closed && this.backlog === '') {
+        this.remote?.drop();
+      }
       return;
     }
-    let start = 0;
+    if (start === 0 && !this.closed && this.backlog.length === this.stalledAt) {
+      return;
+    }
     let stalled = false;
     while (this.backlog.length > start) {
       if (this.language !== '' && performance.now() >= deadline) {
@@ -106,6 +157,19 @@ class CodeLane {
     }
     this.backlog = this.backlog.slice(start);
     this.stalledAt = stalled ? this.backlog.length : -1;
+  }
+
+  /** Places the worker's pieces that came (at least one, until `deadline`); returns how much of the backlog they took. */
+  private placeIncoming(deadline: number): number {
+    let start = 0;
+    let taken = 0;
+    while (taken < this.incoming.length && (taken === 0 || performance.now() < deadline)) {
+      const piece = this.incoming[taken++];
+      this.place(piece.length, piece.html, this.backlog.charCodeAt(start + piece.length - 1) === 10);
+      start += piece.length;
+    }
+    this.incoming.splice(0, taken);
+    return start;
   }
 
   /**
@@ -184,9 +248,10 @@ export class FenceStream implements BlockStream {
     this.code = code instanceof HTMLElement ? code : document.createElement('code');
     this.live = document.createTextNode('');
     this.code.append(this.live);
-    this.plain = new CodeLane(this.code, '', () => this.live);
+    const wake = (): void => host.wake();
+    this.plain = new CodeLane(this.code, '', () => this.live, wake);
     const plain = this.plain;
-    this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live);
+    this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live, wake);
   }
 
   get pending(): boolean {
@@ -276,7 +341,7 @@ export class FenceStream implements BlockStream {
     this.plain.close();
     this.plain.settle(Number.POSITIVE_INFINITY);
     this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
-    if (this.highlighted?.pending === true) {
+    if (this.highlighted?.placed === false) {
       return false;
     }
     this.live.remove();

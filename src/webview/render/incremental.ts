@@ -170,6 +170,7 @@ export class IncrementalRenderer {
     references: () => this.refs,
     register: (chunk) => void this.chunks.push(chunk),
     place: (fragment) => this.blocks.append(fragment),
+    wake: () => this.requestFrame(),
   };
 
   constructor(

@@ -43,6 +43,8 @@ export interface StreamHost {
   register(chunk: FrozenChunk): void;
   /** Appends a stream's block (its nodes) to the answer. */
   place(fragment: DocumentFragment): Placement;
+  /** Asks for a render in the next frame: work came for the stream outside one (pieces from the highlighting worker). */
+  wake(): void;
 }
 
 /**

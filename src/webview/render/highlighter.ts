@@ -1,0 +1,116 @@
+/**
+ * The page's side of its highlighting worker (worker/highlight.ts). A streamed code block hands its
+ * code to a lane of the worker and places the pieces that come back; until the worker is ready, or
+ * if it cannot start or fails, code is highlighted on the page as before (render/fence.ts), with
+ * the same result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
+ *
+ * The worker's script is fetched and started from a `blob:` URL: a webview's scripts come from
+ * another origin than the page, and a worker must be of the page's origin. The CSP allows just
+ * that: `connect-src` the webview's own resources and `worker-src blob:` (see
+ * host/platform/webview/html.ts). A `blob:` URL can only be made by a script already running in
+ * the page, so this opens nothing to an answer's text.
+ */
+import type { FromHighlighter, HighlightedPiece, ToHighlighter } from '../worker/protocol';
+
+/** Where a lane's pieces go: the code block's lane on the page. */
+export interface PieceSink {
+  /** Pieces of the lane's code, in order, after those before. */
+  receive(pieces: readonly HighlightedPiece[]): void;
+  /** The worker is gone: what it did not send is the page's to highlight. */
+  lost(): void;
+}
+
+/** A lane of the worker, as a code block sees it. */
+export interface RemoteLane {
+  add(text: string): void;
+  close(): void;
+  /** No more pieces are wanted (the block is rendered at once, or gone). */
+  drop(): void;
+}
+
+type State = 'none' | 'starting' | 'ready' | 'failed';
+
+let state: State = 'none';
+let worker: Worker | undefined;
+let nextLane = 1;
+/** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
+const sinks = new Map<number, WeakRef<PieceSink>>();
+const collected = new FinalizationRegistry<number>((lane) => {
+  if (sinks.delete(lane)) post({ type: 'drop', lane });
+});
+
+function post(message: ToHighlighter): void {
+  worker?.postMessage(message);
+}
+
+function show(highlighting: 'worker' | 'page'): void {
+  document.body.dataset.highlighting = highlighting;
+}
+
+function fail(): void {
+  if (state === 'failed') return;
+  state = 'failed';
+  worker?.terminate();
+  worker = undefined;
+  show('page');
+  const lost = [...sinks.values()];
+  sinks.clear();
+  for (const sink of lost) sink.deref()?.lost();
+}
+
+/** Starts the page's highlighting worker from the script at `url` (once; later calls do nothing). */
+export function startHighlighter(url: string): void {
+  if (state !== 'none') return;
+  state = 'starting';
+  show('page');
+  void (async () => {
+    try {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const blob = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
+      const started = new Worker(blob, { name: 'Application Query highlighting' });
+      worker = started;
+      started.onerror = (event) => {
+        event.preventDefault();
+        fail();
+      };
+      started.onmessageerror = () => fail();
+      started.onmessage = (event: MessageEvent<FromHighlighter>) => {
+        const message = event.data;
+        if (message.type === 'ready') {
+          URL.revokeObjectURL(blob);
+          if (state === 'starting') {
+            state = 'ready';
+            show('worker');
+          }
+          return;
+        }
+        const sink = sinks.get(message.lane)?.deref();
+        if (sink === undefined) {
+          sinks.delete(message.lane);
+          return;
+        }
+        sink.receive(message.pieces);
+      };
+    } catch {
+      // No worker (a CSP without worker-src, no fetch, an old webview): the page highlights.
+      fail();
+    }
+  })();
+}
+
+/** A worker lane for a code block of `language`, if the worker is up (else the block highlights on the page). */
+export function remoteLane(language: string, sink: PieceSink): RemoteLane | undefined {
+  if (state !== 'ready') return undefined;
+  const lane = nextLane++;
+  sinks.set(lane, new WeakRef(sink));
+  collected.register(sink, lane);
+  post({ type: 'open', lane, language });
+  return {
+    add: (text) => post({ type: 'add', lane, text }),
+    close: () => post({ type: 'close', lane }),
+    drop: () => {
+      if (sinks.delete(lane)) post({ type: 'drop', lane });
+    },
+  };
+}

@@ -1,0 +1,181 @@
+// The highlighting worker (src/webview/worker/highlight.ts, started by render/highlighter.ts) in
+// headless Chromium, under the webview's CSP: streamed code is cut and highlighted in the worker
+// and only placed by the page, and the answer ends exactly as a one-shot render of its text, as it
+// does when the page highlights on its own (no worker named, a worker that cannot load, one that
+// fails in the middle of a block). Hostile code stays text through the worker.
+import * as assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import type { HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset } from '../support/browser';
+import { webviewPage } from '../support/browser';
+import { longShapes } from '../support/shapes';
+
+/** Code blocks of several languages, one past the highlighting limit (128 KiB), and code that looks like markup. */
+function codeAnswer(): string {
+  const hostile = ['<script>window.__pwned = true</script>', '</span></code><img src=x onerror="window.__pwned = true">', '<span class="x" onclick="window.__pwned = true">', '&lt;b&gt; &amp; &#x27; "quoted"'];
+  const python = Array.from({ length: 400 }, (_, i) => `def step_${i}(value):\n    """Docstring ${i} with 'quotes'."""\n    return value * ${i}  # comment`).join('\n');
+  const json = JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ key: `k${i}`, value: i, html: hostile[i % hostile.length] })), null, 2);
+  return [
+    '# Code',
+    '',
+    'A short block first:',
+    '',
+    '```ts',
+    ...hostile.map((line) => `const s = ${JSON.stringify(line)};`),
+    'const template = `multi',
+    'line ${hostile}`;',
+    '```',
+    '',
+    '```python',
+    python,
+    '```',
+    '',
+    '```json',
+    json,
+    '```',
+    '',
+    longShapes(160 * 1024, 5).fence,
+    '',
+    '```xml',
+    ...hostile,
+    '```',
+    '',
+    'The end.',
+    '',
+  ].join('\n');
+}
+
+/** A panel state with one streaming answer. */
+function panelState(): SurfaceState {
+  const startedAt = Date.now();
+  const turns: Turn[] = [
+    { id: 'q', role: 'user', applicationId: 'echo', text: 'Show me code', status: 'done', startedAt },
+    { id: 'a', role: 'assistant', applicationId: 'echo', text: '', status: 'streaming', startedAt },
+  ];
+  return { surface: 'panel', title: 'Echo: code', applications: [{ id: 'echo', label: 'Echo', hasKey: true }], currentApplicationId: 'echo', turns, attachments: [] };
+}
+
+describe('highlighting worker in Chromium', function () {
+  this.timeout(180_000);
+  let server: LoopbackServer;
+  let browser: Browser;
+  let page: Page | undefined;
+  let pages = 0;
+
+  before(async () => {
+    server = await LoopbackServer.start();
+    server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
+    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ' }));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts'));
+    // Loads, says it is ready, then fails at the first code it is given.
+    server.route('/crashing-highlighter.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the highlighter crashed'); };`);
+    server.route('/broken-highlighter.js', 'text/javascript', `throw new Error('the highlighter does not load');`);
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  afterEach(async () => {
+    const pwned = await page?.evaluate(() => window.__pwned);
+    await page?.close();
+    page = undefined;
+    assert.equal(pwned ?? false, false, 'nothing from an answer ran');
+  });
+
+  /** An answer panel page under the webview's CSP, naming `highlighter` as its worker's script (or none). */
+  async function open(highlighter: string | undefined): Promise<Page> {
+    const pathname = `/panel-${++pages}`;
+    server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', highlighter, scripts: ['/render.js', '/webview.js'], styles: ['/webview.css'] }));
+    const created = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    await created.addInitScript(`window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
+    await created.goto(`${server.origin}${pathname}`);
+    await created.waitForFunction(() => window.__messages.length > 0);
+    return created;
+  }
+
+  /** Streams `text` into the panel's answer in seeded pieces, a few per frame, ends it, and waits until it is all rendered. */
+  async function stream(target: Page, text: string, seed: number): Promise<void> {
+    const messages: HostToWebview[] = [{ type: 'state', state: panelState() }];
+    let at = 0;
+    for (const size of randomPieces(seed, text.length, 300, 20_000, 0.05)) {
+      messages.push({ type: 'append', turnId: 'a', text: text.slice(at, at + size) });
+      at += size;
+    }
+    messages.push({ type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 });
+    await target.evaluate(async (all) => {
+      for (let i = 0; i < all.length; i++) {
+        window.postMessage(all[i], '*');
+        if (i % 4 === 3) await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      }
+    }, messages);
+    await target.waitForFunction(() => document.querySelector('[data-turn-id="a"][data-role="assistant"]')?.getAttribute('aria-busy') === 'false', undefined, { timeout: 60_000 });
+  }
+
+  /** The answer against a one-shot render of its text: where they first differ, or undefined. */
+  function differsFromOneShot(target: Page, text: string): Promise<string | undefined> {
+    return target.evaluate((text) => {
+      const got = document.querySelector('[data-turn-id="a"] .aq-answer')?.innerHTML ?? '(no answer)';
+      const expected = window.AQ.renderMarkdownOnce(text);
+      if (got === expected) return undefined;
+      let i = 0;
+      while (got[i] === expected[i]) i++;
+      return `at ${i}: got ${JSON.stringify(got.slice(Math.max(0, i - 80), i + 80))}, expected ${JSON.stringify(expected.slice(Math.max(0, i - 80), i + 80))}`;
+    }, text);
+  }
+
+  /** Elements in the answer's code that are not highlight spans or chunks (markup that came alive). */
+  function foreignInCode(target: Page): Promise<string[]> {
+    return target.evaluate(() =>
+      [...document.querySelectorAll('[data-turn-id="a"] .aq-answer pre code *')]
+        .filter((element) => element.tagName !== 'SPAN' || [...element.attributes].some((attribute) => attribute.name !== 'class'))
+        .map((element) => element.outerHTML.slice(0, 80)),
+    );
+  }
+
+  it('the worker starts under the webview CSP, highlights streamed code, and the answer ends as a one-shot render; hostile code stays text', async () => {
+    page = await open('/highlighter.js');
+    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    const text = codeAnswer();
+    await stream(page, text, 41);
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await foreignInCode(page), []);
+    assert.ok((await page.locator('.aq-answer code .hljs-keyword').count()) > 100, 'the code is highlighted');
+    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'worker', 'the worker stayed up');
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations), [], 'no CSP violations');
+  });
+
+  it('without a worker named, the page highlights, to the same DOM', async () => {
+    page = await open(undefined);
+    const text = codeAnswer();
+    await stream(page, text, 42);
+    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), undefined);
+    assert.equal(await differsFromOneShot(page, text), undefined);
+  });
+
+  for (const [label, script] of [
+    ['is not found', '/no-such-highlighter.js'],
+    ['fails to load', '/broken-highlighter.js'],
+  ] as const) {
+    it(`a worker that ${label}: the page highlights, to the same DOM`, async () => {
+      page = await open(script);
+      await page.waitForFunction(() => document.body.dataset.highlighting === 'page');
+      const text = codeAnswer();
+      await stream(page, text, 43);
+      assert.equal(await differsFromOneShot(page, text), undefined);
+    });
+  }
+
+  it('a worker that fails in the middle of a block: the page highlights the rest, to the same DOM', async () => {
+    page = await open('/crashing-highlighter.js');
+    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    const text = codeAnswer();
+    await stream(page, text, 44);
+    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'page', 'the page knows the worker is gone');
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await foreignInCode(page), []);
+  });
+});
