@@ -21,12 +21,12 @@ const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
 const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 /**
- * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `panel`; all by default),
+ * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `panel`; all by default),
  * and where a Chromium performance trace of the 10 MiB panel run goes (env AQ_WB_TRACE, a file
  * path; none by default), for finding what a stall is made of (AQ_WB_TRACE_JS=1 adds JavaScript
  * samples, which slow the page).
  */
-const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,panel').split(',').map((part) => part.trim()));
+const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
 const BIG = 10 * MiB;
 const APP = { id: 'timed', name: 'Timed' };
@@ -37,6 +37,12 @@ const CHANNEL_NAME = 'Timed (10 MiB, output channel)';
 const LATENCY_TEMPLATE = { query: '${input}', delayMs: 250 };
 /** The request body for the 10 MiB runs: 64 KiB socket writes at full speed. */
 const BIG_TEMPLATE = { query: '${input}', delayMs: 250, size: BIG, chunkBytes: 64 * 1024 };
+/** One code block of 512 KiB arriving in about half a second (16 KiB every 16 ms), into the panel. */
+const CODE_NAME = 'Timed (512 KiB code block)';
+const CODE_SIZE = 512 * 1024;
+const CODE_TEMPLATE = { query: '${input}', delayMs: 250, size: CODE_SIZE, chunkBytes: 16 * 1024, paceMs: 16, shape: 'code' };
+/** The code block renders completely within this long after its last byte. */
+const CODE_FINAL_GOAL_MS = 1000;
 const FIRST_PAINT_GOAL_MS = 50;
 /** How long after the answer was written the bench leaves the page alone before reading the probe. */
 const QUIET_MS = 400;
@@ -182,11 +188,11 @@ async function read(target: Locator): Promise<ProbeRecord> {
  * bar shows that name, so the extension has the new settings. (Writing the file from outside is
  * not reliably noticed by a running code-server.)
  */
-async function updateSettings(workbench: Workbench, name: string, changes: Readonly<Record<string, unknown>>): Promise<void> {
+async function updateSettings(workbench: Workbench, name: string, changes: Readonly<Record<string, unknown>>, template: Readonly<Record<string, unknown>> = BIG_TEMPLATE): Promise<void> {
   const { page } = workbench;
   const file = path.join(workbench.userDataDir, 'User', 'settings.json');
   const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  const text = JSON.stringify({ ...settings, ...changes, ...applicationsWith(name, BIG_TEMPLATE) }, null, 2);
+  const text = JSON.stringify({ ...settings, ...changes, ...applicationsWith(name, template) }, null, 2);
   await runCommand(page, 'Preferences: Open User Settings (JSON)');
   // 1.139 opens it in a modal editor over the workbench, 1.100 in a tab: either way it takes the focus.
   const editor = page.locator('.monaco-editor.focused').filter({ hasText: 'applicationQuery.applications' }).first();
@@ -320,12 +326,12 @@ async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | unde
   return { record, silentMs: Math.max(longestSilence, Date.now() - lastAnswer) };
 }
 
-function stallRow(thread: string, stall: { gap: number; task: number; tasks: number } | undefined, silentMs: number, goal: boolean): BenchRow {
+function stallRow(thread: string, stall: { gap: number; task: number; tasks: number } | undefined, silentMs: number, goal: boolean, what = 'it streams'): BenchRow {
   const value = stall === undefined
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
     : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
-  return { name: `workbench: longest stall of the ${thread} main thread while it streams (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
+  return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
 }
 
 /**
@@ -388,6 +394,50 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   ];
 }
 
+/**
+ * One 512 KiB code block arriving in about half a second into the answer panel: last byte to
+ * final DOM (all of it highlighted up to the limit and placed), and both main threads' longest
+ * stall; with the page's highlighting (`worker`, or `page` if the worker did not start).
+ */
+async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+  const { page } = workbench;
+  await updateSettings(workbench, CODE_NAME, { 'applicationQuery.output': 'panel' }, CODE_TEMPLATE);
+  const { frame, body } = await panelBody(page);
+  const workbenchBody = page.locator('body');
+  await probe(body, { markers: false, done: true });
+  await probe(workbenchBody, { markers: false, done: false });
+  const before = timedRequests(workbench).length;
+  await queryFromPalette(page, CODE_NAME, 'The whole file, please');
+  const request = await nextAnswer(workbench, before, 120_000);
+  if (!request.body.includes('"shape":"code"')) throw new Error(`the code template was not in effect: ${request.body.slice(0, 200)}`);
+  const first = request.firstBodyByteAt ?? Number.NaN;
+  const last = request.lastBodyByteAt ?? Number.NaN;
+  const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
+  const highlighting = (await body.getAttribute('data-highlighting')) ?? 'page';
+  const name = `workbench: one ${CODE_SIZE / 1024} KiB code block arriving in ~0.5 s into the panel (highlighting in the ${highlighting === 'worker' ? 'worker' : 'page'}): last byte written → final DOM`;
+  const goal = `≤ ${CODE_FINAL_GOAL_MS} ms`;
+  if (seen.found === undefined || seen.record === undefined) {
+    return [{ name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false }, stallRow('webview', undefined, seen.silentMs, true, 'the code block streams')];
+  }
+  const panel = seen.record;
+  const top = await read(workbenchBody);
+  const doneAt = panel.doneAt ?? Number.NaN;
+  const answer = frame.locator('[data-role="assistant"] .aq-answer').last();
+  const functions = Number(/Functions: (\d+)\./.exec((await answer.locator('p').last().textContent()) ?? '')?.[1]);
+  const code = await answer.locator('.aq-code code').first().evaluate((element, n) => ({ whole: (element.textContent ?? '').includes(`export async function step${n}(`), keywords: element.querySelectorAll('.hljs-keyword').length }), functions);
+  const lastToFinal = doneAt - last;
+  return [
+    {
+      name,
+      value: `${ms(lastToFinal)} (socket wrote it in ${ms(last - first)}; its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)}; ${functions} functions, all there ${String(code.whole)}, ${code.keywords} keywords highlighted)`,
+      goal,
+      ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
+    },
+    stallRow('webview', longestStall(panel, first, doneAt), seen.silentMs, true, 'the code block streams'),
+    stallRow('workbench', longestStall(top, first, doneAt), seen.silentMs, true, 'the code block streams'),
+  ];
+}
+
 /** The same answer into the output channel, for comparison: last byte to the footer in view, and the workbench's longest stall. */
 async function bigIntoChannel(workbench: Workbench): Promise<BenchRow[]> {
   const { page } = workbench;
@@ -429,12 +479,13 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     if (PARTS.has('paint')) {
       rows.push(...(await paintRows(workbench)));
-    } else if (PARTS.has('panel')) {
-      // The 10 MiB run reuses an open answer panel: one short answer opens it.
+    } else if (PARTS.has('panel') || PARTS.has('code')) {
+      // The code and 10 MiB runs reuse an open answer panel: one short answer opens it.
       await queryFromPalette(workbench.page, APP.name, 'Open the panel, please');
       await waitFor('the short answer to end', async () => (await (await panelBody(workbench.page)).body.getAttribute('data-status')) === 'done' || undefined, 30_000, 100);
     }
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
+    if (PARTS.has('code')) rows.push(...(await codeIntoPanel(workbench)));
     if (PARTS.has('panel')) rows.push(...(await traced(workbench, () => bigIntoPanel(workbench))));
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
