@@ -48,6 +48,8 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
       rendered = true;
     },
     scheduleFrame: (callback) => void pending.push(callback),
+    // Frames come one at a time: the renderer may wait for the page's highlighting worker, if it was started.
+    offThread: true,
   });
   const nextFrame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(resolve));
   let offset = 0;
@@ -160,6 +162,52 @@ async function streamRuns(page: Page, text: string): Promise<LiveResult & { wors
     waited: Math.max(...runs.map((result) => result.waited)),
     worstFrameMs: Math.max(...runs.map((result) => result.longestFrameMs)),
   };
+}
+
+/** One of the shapes at 1 MiB, by a word of its name (see `answers`). */
+function shape(word: string, generated: (bytes: number) => string): [string, string] {
+  const all = longShapes(MIB, 7);
+  const named: Array<[string, string]> = [
+    ['one fenced code block (TypeScript)', all.fence],
+    ['one list', all.list],
+    ['one paragraph without line breaks', all.paragraph],
+    ['the generated answer (many short blocks)', generated(MIB)],
+  ];
+  return named.find(([name]) => name.includes(word)) ?? named[0];
+}
+
+/**
+ * The code block and the generated answer (which has many short code blocks) streamed live with
+ * the page's highlighting worker (`worker`: a page that started it) and without it, on an idle
+ * machine and with one core kept busy by the bench itself (`busy` runs `work` while a process
+ * spins): last byte → final DOM, the longest frame, and the page's time inside frames.
+ */
+export async function runHighlightingBench(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, generated: (bytes: number) => string, busy: <T>(work: () => Promise<T>) => Promise<T>): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const word of ['fenced', 'generated']) {
+    const [name, text] = shape(word, generated);
+    const figures: string[] = [];
+    let ok = true;
+    for (const [load, run] of [['idle', <T>(work: () => Promise<T>) => work()], ['one core busy', busy]] as const) {
+      for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
+        const page = await open();
+        try {
+          const result = await run(() => streamRuns(page, text));
+          ok &&= result.equal;
+          figures.push(`${load}, ${where}: ${result.lastByteToFinalMs.toFixed(0)} ms, frame ${result.longestFrameMs.toFixed(0)} ms, in frames ${result.renderOnlyMs.toFixed(0)} ms`);
+        } finally {
+          await page.close();
+        }
+      }
+    }
+    rows.push({
+      name: `renderer highlighting, page vs worker, ~1 MiB/s: ${name}, 1.0 MiB, median of ${RUNS} runs: last byte to final DOM, longest frame, the page's time in frames (renderer)`,
+      value: `${figures.join('; ')}; final DOM equals one-shot: ${String(ok)}`,
+      goal: 'true',
+      ok,
+    });
+  }
+  return rows;
 }
 
 /** Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, and reports the medians against the goals. */

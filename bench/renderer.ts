@@ -1,12 +1,13 @@
 // Renderer benchmark: the real renderer in headless Chromium, a 1 MiB markdown answer streamed in
 // 64-byte chunks, against a naive renderer that re-renders everything on every update.
+import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, SurfaceState, Turn } from '../src/shared/protocol';
 import { waited, type BenchRow } from './core';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
 import { longShapes } from '../test/support/shapes';
-import { runShapeBench } from './renderer-shapes';
+import { runHighlightingBench, runShapeBench } from './renderer-shapes';
 
 const TARGET_BYTES = 1024 * 1024;
 const CHUNK = 64;
@@ -209,6 +210,16 @@ async function streamInPage(args: { text: string; kind: 'incremental' | 'naive';
   return { totalMs, workMs, updates, coveredChars, lastByteToFinalMs, longestFrameMs, longestFrameGapMs, longTasks, longestLongTaskMs, equal, waited, samples };
 }
 
+/** Runs `work` while one core is kept busy (a process that spins), as a build or a language server keeps a developer's machine. */
+async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
+  const spinner = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  try {
+    return await work();
+  } finally {
+    spinner.kill();
+  }
+}
+
 /** Runs `work` while sampling the page's JS heap through CDP; returns its result and the peak. */
 async function withHeapPeak<T>(page: Page, work: () => Promise<T>): Promise<{ result: T; peak: number; baseline: number }> {
   const cdp = await page.context().newCDPSession(page);
@@ -287,6 +298,14 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
     const shapes = await runShapeBench(await freshPage(), (bytes) => generateAnswer(bytes));
+    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
+    const workerPage = async (): Promise<Page> => {
+      const fresh = await freshPage();
+      await fresh.evaluate(() => window.AQ.startHighlighter?.('/highlighter.js'));
+      await fresh.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+      return fresh;
+    };
+    const highlighting = await runHighlightingBench({ page: freshPage, worker: workerPage }, (bytes) => generateAnswer(bytes), withBusyCore);
     const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
     const o = ours.result;
@@ -329,6 +348,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
       },
       { name: 'renderer: webview bundle (src/webview/main.ts, minified)', value: `${(bundleBytes / 1024).toFixed(0)} KiB` },
       ...shapes,
+      ...highlighting,
       ...compare,
     ];
   } finally {

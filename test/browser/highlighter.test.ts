@@ -148,6 +148,53 @@ describe('highlighting worker in Chromium', function () {
     assert.deepEqual(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations), [], 'no CSP violations');
   });
 
+  it('with the worker up, a renderer with synchronous frames highlights on the page at once; one with frames of its own may wait for the worker', async () => {
+    page = await open(undefined);
+    // The renderer module of the test page (window.AQ) starts its own worker; the code given to workers is counted.
+    await page.evaluate(() => {
+      const post = Worker.prototype.postMessage;
+      const counts = { added: 0 };
+      (window as unknown as { __toWorker: typeof counts }).__toWorker = counts;
+      Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+        if ((message as { type?: string } | null)?.type === 'add') counts.added++;
+        return (post as (...args: unknown[]) => void).call(this, message, ...rest);
+      } as typeof post;
+      window.AQ.startHighlighter?.('/highlighter.js');
+    });
+    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    const text = codeAnswer();
+    const result = await page.evaluate(async (text) => {
+      const once = window.AQ.renderMarkdownOnce(text);
+      const feed = (renderer: { append(text: string): void; finish(): void }): void => {
+        for (let at = 0; at < text.length; at += 3000) renderer.append(text.slice(at, at + 3000));
+        renderer.finish();
+      };
+      const sync = document.createElement('div');
+      const now = new window.AQ.IncrementalRenderer(sync, { scheduleFrame: (callback) => callback() });
+      feed(now);
+      const toWorker = (window as unknown as { __toWorker: { added: number } }).__toWorker;
+      const syncDone = now.done;
+      const addedBySync = toWorker.added;
+      let pending: Array<() => void> = [];
+      const framed = document.createElement('div');
+      const later = new window.AQ.IncrementalRenderer(framed, { scheduleFrame: (callback) => void pending.push(callback), offThread: true });
+      feed(later);
+      for (let frames = 0; !later.done && frames < 5000; frames++) {
+        const callbacks = pending;
+        pending = [];
+        for (const callback of callbacks) callback();
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return { syncDone, syncEqual: sync.innerHTML === once, framedDone: later.done, framedEqual: framed.innerHTML === once, addedBySync, addedByFramed: toWorker.added - addedBySync };
+    }, text);
+    assert.equal(result.syncDone, true, 'the synchronous renderer is done at once');
+    assert.equal(result.syncEqual, true);
+    assert.equal(result.framedDone, true);
+    assert.equal(result.framedEqual, true);
+    assert.equal(result.addedBySync, 0, 'the synchronous renderer gave the worker no code');
+    assert.ok(result.addedByFramed > 0, 'the framed renderer gave the worker its code');
+  });
+
   it('without a worker named, the page highlights, to the same DOM', async () => {
     page = await open(undefined);
     const text = codeAnswer();

@@ -176,11 +176,13 @@ export function randomPieces(seed: number, total: number, small: number, large: 
 export interface RendererGlobal {
   IncrementalRenderer: new (
     container: HTMLElement,
-    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; wantHeld?: (ids: readonly number[]) => void },
+    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; wantHeld?: (ids: readonly number[]) => void; offThread?: boolean },
   ) => Required<PageRenderer>;
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
+  /** Starts the page's highlighting worker from the script at `url` (render/highlighter.ts). */
+  startHighlighter?: (url: string) => void;
   /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
   FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */

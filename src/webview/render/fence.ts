@@ -51,8 +51,10 @@ class CodeLane implements PieceSink {
     private readonly before: () => Node,
     /** Asks for a frame: pieces came from the worker, or the page is to highlight the rest. */
     private readonly wake: () => void,
+    /** Whether the page's highlighting worker may take this lane's code. */
+    offThread: boolean,
   ) {
-    this.remote = language === '' ? undefined : remoteLane(language, this);
+    this.remote = language === '' || !offThread ? undefined : remoteLane(language, this);
   }
 
   /** Work is left that this frame or later ones can do (pieces the worker is still on are not). */
@@ -249,9 +251,9 @@ export class FenceStream implements BlockStream {
     this.live = document.createTextNode('');
     this.code.append(this.live);
     const wake = (): void => host.wake();
-    this.plain = new CodeLane(this.code, '', () => this.live, wake);
+    this.plain = new CodeLane(this.code, '', () => this.live, wake, false);
     const plain = this.plain;
-    this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live, wake);
+    this.highlighted = language === '' ? undefined : new CodeLane(this.code, language, () => plain.first ?? this.live, wake, host.offThread());
   }
 
   get pending(): boolean {

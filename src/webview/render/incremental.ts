@@ -30,6 +30,12 @@ export interface RendererOptions {
   readonly onRender?: () => void;
   /** Asks the extension host for held groups' text (see {@link IncrementalRenderer.hold}); it comes back through `provideHeld`. */
   readonly wantHeld?: (ids: readonly number[]) => void;
+  /**
+   * Whether streamed code may be cut and highlighted by the page's worker, when it is up (see
+   * highlighter.ts). By default, when frames come from the page's frame loop; a renderer with its
+   * own `scheduleFrame` says so itself. A synchronous one must not: its render cannot wait.
+   */
+  readonly offThread?: boolean;
 }
 
 /** A held group after the tail, and its text if it had to be asked for to be rendered in line. */
@@ -171,6 +177,7 @@ export class IncrementalRenderer {
     register: (chunk) => void this.chunks.push(chunk),
     place: (fragment) => this.blocks.append(fragment),
     wake: () => this.requestFrame(),
+    offThread: () => this.options.offThread ?? this.options.scheduleFrame === undefined,
   };
 
   constructor(

@@ -45,6 +45,8 @@ export interface StreamHost {
   place(fragment: DocumentFragment): Placement;
   /** Asks for a render in the next frame: work came for the stream outside one (pieces from the highlighting worker). */
   wake(): void;
+  /** Whether streamed code may go to the page's highlighting worker (see RendererOptions.offThread). */
+  offThread(): boolean;
 }
 
 /**
