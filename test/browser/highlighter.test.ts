@@ -152,13 +152,17 @@ describe('highlighting worker in Chromium', function () {
     page = await open(undefined);
     // The renderer module of the test page (window.AQ) starts its own worker; the code given to workers is counted.
     await page.evaluate(() => {
-      const post = Worker.prototype.postMessage;
+      const post = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')?.value as (this: Worker, ...args: unknown[]) => void;
       const counts = { added: 0 };
       (window as unknown as { __toWorker: typeof counts }).__toWorker = counts;
-      Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
-        if ((message as { type?: string } | null)?.type === 'add') counts.added++;
-        return (post as (...args: unknown[]) => void).call(this, message, ...rest);
-      } as typeof post;
+      Object.defineProperty(Worker.prototype, 'postMessage', {
+        configurable: true,
+        writable: true,
+        value: function (this: Worker, message: unknown, ...rest: unknown[]) {
+          if ((message as { type?: string } | null)?.type === 'add') counts.added++;
+          post.call(this, message, ...rest);
+        },
+      });
       window.AQ.startHighlighter?.('/highlighter.js');
     });
     await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
