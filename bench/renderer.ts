@@ -276,12 +276,8 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
     // A page as a webview is when it loads; the warm-up as the webview does it (see warmUp): the
     // first answer does not compile the grammars.
-    const freshPage = async (): Promise<Page> => {
-      const fresh = await browser.newPage({ viewport: { width: 800, height: 900 } });
-      await fresh.goto(`${server.origin}/`);
-      await fresh.evaluate(() => window.AQ.warmUp?.((work) => work()));
-      return fresh;
-    };
+    const pages = highlightingPages(browser, server);
+    const freshPage = pages.page;
     const page = await freshPage();
     const base = { text, chunk: CHUNK, perFrame: CHUNKS_PER_FRAME, capMs: Number.POSITIVE_INFINITY };
     const ours = await withHeapPeak(page, () => page.evaluate(streamInPage, { ...base, kind: 'incremental' as const, realFrames: false }));
@@ -299,13 +295,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     await page.close();
     const shapes = await runShapeBench(await freshPage(), (bytes) => generateAnswer(bytes));
     server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
-    const workerPage = async (): Promise<Page> => {
-      const fresh = await freshPage();
-      await fresh.evaluate(() => window.AQ.startHighlighter?.('/highlighter.js'));
-      await fresh.waitForFunction(() => document.body.dataset.highlighting === 'worker');
-      return fresh;
-    };
-    const highlighting = await runHighlightingBench({ page: freshPage, worker: workerPage }, (bytes) => generateAnswer(bytes), withBusyCore);
+    const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
     const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
     const o = ours.result;
@@ -355,6 +345,43 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     await browser.close();
     await server.close();
   }
+}
+
+/** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
+export async function runHighlightingSection(): Promise<BenchRow[]> {
+  const server = await LoopbackServer.start();
+  const browser = await launchBrowser();
+  try {
+    server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
+    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
+    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
+    const pages = highlightingPages(browser, server);
+    return await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+/**
+ * Fresh pages of the bench's renderer, warmed up as the webview warms itself up (the first answer
+ * does not compile the grammars): one that highlights on the page, one with the highlighting worker up.
+ */
+function highlightingPages(browser: Browser, server: LoopbackServer): { page: () => Promise<Page>; worker: () => Promise<Page> } {
+  const page = async (): Promise<Page> => {
+    const fresh = await browser.newPage({ viewport: { width: 800, height: 900 } });
+    await fresh.goto(`${server.origin}/`);
+    await fresh.evaluate(() => window.AQ.warmUp?.((work) => work()));
+    return fresh;
+  };
+  const worker = async (): Promise<Page> => {
+    const fresh = await page();
+    await fresh.evaluate(() => window.AQ.startHighlighter?.('/highlighter.js'));
+    await fresh.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    return fresh;
+  };
+  return { page, worker };
 }
 
 /** The Compare panel's rows alone (`npm run bench renderer-compare`), without the answer panel's figures beside them. */

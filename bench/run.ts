@@ -7,7 +7,7 @@ import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
 import { runQueryFilesBench } from './queryFiles';
 import { runMaskBench } from './secretMask';
-import { runCompareRendererSection, runRendererBench } from './renderer';
+import { runCompareRendererSection, runHighlightingSection, runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
 
 /** A named group of measurements. */
@@ -24,6 +24,7 @@ const sections: BenchSection[] = [
   { name: 'mask', run: runMaskBench },
   { name: 'renderer', run: runRendererBench },
   { name: 'renderer-compare', run: runCompareRendererSection, named: true },
+  { name: 'renderer-highlighting', run: runHighlightingSection, named: true },
   { name: 'compare', run: runCompareBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },

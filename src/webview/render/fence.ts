@@ -9,6 +9,11 @@ import type { Placement } from './groups';
 const WAITING_BLOCK = 8 * 1024;
 /** Highlighting of a streamed code block gets this much of a frame. */
 const HIGHLIGHT_BUDGET_MS = 8;
+/**
+ * The worker's pieces placed in one frame: at most about this much code (at least one piece). The
+ * worker can run far ahead of the page; each highlighted span placed is laid out in the same frame.
+ */
+const PLACED_PER_FRAME = 16 * 1024;
 
 /** A block of code lines (see `.aq-code-chunk`). */
 function codeChunk(): HTMLElement {
@@ -161,11 +166,15 @@ class CodeLane implements PieceSink {
     this.stalledAt = stalled ? this.backlog.length : -1;
   }
 
-  /** Places the worker's pieces that came (at least one, until `deadline`); returns how much of the backlog they took. */
+  /**
+   * Places the worker's pieces that came: at least one, then until `deadline` or PLACED_PER_FRAME
+   * (all of them if `deadline` is +∞); returns how much of the backlog they took.
+   */
   private placeIncoming(deadline: number): number {
+    const all = deadline === Number.POSITIVE_INFINITY;
     let start = 0;
     let taken = 0;
-    while (taken < this.incoming.length && (taken === 0 || performance.now() < deadline)) {
+    while (taken < this.incoming.length && (taken === 0 || all || (performance.now() < deadline && start < PLACED_PER_FRAME))) {
       const piece = this.incoming[taken++];
       this.place(piece.length, piece.html, this.backlog.charCodeAt(start + piece.length - 1) === 10);
       start += piece.length;
