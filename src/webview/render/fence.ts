@@ -13,7 +13,7 @@ const HIGHLIGHT_BUDGET_MS = 8;
  * The worker's pieces placed in one frame: at most about this much code (at least one piece). The
  * worker can run far ahead of the page; each highlighted span placed is laid out in the same frame.
  */
-const PLACED_PER_FRAME = 16 * 1024;
+const PLACED_PER_FRAME = 8 * 1024;
 
 /** A block of code lines (see `.aq-code-chunk`). */
 function codeChunk(): HTMLElement {
