@@ -56,8 +56,8 @@ export interface FrameClient {
   /** Renders what is pending for at most about `budgetMs`; may ask for the next frame again. */
   render(budgetMs: number): void;
   /**
-   * The text rendered in the last frame is laid out: follow it (scroll, facts). Called at the
-   * start of the next frame, before any renderer changes the DOM again.
+   * The text rendered is in the DOM: follow it (scroll, facts). When several renderers shared the
+   * frame, called at the start of the next frame, before any renderer changes the DOM again.
    */
   rendered(): void;
 }
@@ -74,10 +74,12 @@ const LEAST_SHARE_MS = 2;
  * the page's {@link FramePacer} fits to how busy the page is, each taking its share of what is
  * left. The first turn goes round the clients, so none always waits for the others.
  *
- * What follows a render (a transcript scrolling to its newest text, which reads the layout) waits
- * for the start of the next frame: the browser has laid the page out after the last one, so
- * reading it costs nothing, where reading it right after a render would lay out the page again in
- * the frame, once for every renderer. The view follows the text one frame later.
+ * When several renderers shared a frame, what follows a render (a view scrolling to its newest
+ * text, which reads the layout) waits for the start of the next frame: the browser has laid the
+ * page out after the last one, so reading it costs nothing, where reading it right after each
+ * render would lay the page out again in the frame, once for every renderer. Those views follow
+ * their text one frame later. A lone renderer follows its text at once: one layout either way,
+ * and a view that follows late makes the text far from it (see lazy.ts) look near.
  */
 export class FrameLoop {
   private readonly clients = new Set<FrameClient>();
@@ -121,9 +123,16 @@ export class FrameLoop {
     order.forEach((client, i) => {
       const share = Math.max(LEAST_SHARE_MS, (deadline - performance.now()) / (order.length - i));
       guarded(() => client.render(share));
-      this.following.add(client);
     });
     this.pacer.ended(start, performance.now(), this.clients.size > 0);
+    if (order.length === 1) {
+      // One renderer lays the page out once either way: it follows its text at once.
+      guarded(() => order[0].rendered());
+      return;
+    }
+    for (const client of order) {
+      this.following.add(client);
+    }
     // The last renders are followed in a frame of their own if none comes for more text.
     this.wake();
   }
