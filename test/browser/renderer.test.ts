@@ -334,6 +334,23 @@ describe('renderer in Chromium', function () {
       assert.ok(aShare > 2 && aShare <= 8 / 3 + 0.01, `a's share ${aShare}`);
       assert.ok(log.shares.c[0] >= 2, 'a client never gets less than 2 ms');
     });
+
+    it('a renderer alone in its frame follows its text in that frame, and asks for no frame after', async () => {
+      const frames = await page.evaluate(() => {
+        const pending: Array<() => void> = [];
+        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
+        const events: string[] = [];
+        loop.request({ render: () => void events.push('render'), rendered: () => void events.push('follow') });
+        const seen: string[][] = [];
+        while (pending.length > 0 && seen.length < 5) {
+          events.length = 0;
+          for (const callback of pending.splice(0)) callback();
+          seen.push([...events]);
+        }
+        return seen;
+      });
+      assert.deepEqual(frames, [['render', 'follow']]);
+    });
   });
 
   describe('hostile content', () => {
