@@ -268,12 +268,7 @@ function fitLine(samples: ReadonlyArray<readonly [number, number]>): { a: number
 /** Runs the renderer benchmark in headless Chromium and returns result rows (prints nothing). */
 export async function runRendererBench(): Promise<BenchRow[]> {
   const text = generateAnswer(TARGET_BYTES);
-  const server = await LoopbackServer.start();
-  const browser = await launchBrowser();
-  try {
-    server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
+  return withRendererServer(async (browser, server) => {
     // A page as a webview is when it loads; the warm-up as the webview does it (see warmUp): the
     // first answer does not compile the grammars.
     const pages = highlightingPages(browser, server);
@@ -294,7 +289,6 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
     const shapes = await runShapeBench(await freshPage(), (bytes) => generateAnswer(bytes));
-    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
     const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
     const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
@@ -341,14 +335,14 @@ export async function runRendererBench(): Promise<BenchRow[]> {
       ...highlighting,
       ...compare,
     ];
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  });
 }
 
-/** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
-export async function runHighlightingSection(): Promise<BenchRow[]> {
+/**
+ * Starts a loopback server with the bench's renderer page (`/`: the renderer as `window.AQ`, the
+ * webview's stylesheet, the highlighting worker's script) and a browser, runs `work`, and stops both.
+ */
+async function withRendererServer<T>(work: (browser: Browser, server: LoopbackServer) => Promise<T>): Promise<T> {
   const server = await LoopbackServer.start();
   const browser = await launchBrowser();
   try {
@@ -356,12 +350,16 @@ export async function runHighlightingSection(): Promise<BenchRow[]> {
     server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
     server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
-    const pages = highlightingPages(browser, server);
-    return await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
+    return await work(browser, server);
   } finally {
     await browser.close();
     await server.close();
   }
+}
+
+/** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
+export function runHighlightingSection(): Promise<BenchRow[]> {
+  return withRendererServer((browser, server) => runHighlightingBench(highlightingPages(browser, server), (bytes) => generateAnswer(bytes), withBusyCore));
 }
 
 /**
@@ -385,17 +383,8 @@ function highlightingPages(browser: Browser, server: LoopbackServer): { page: ()
 }
 
 /** The Compare panel's rows alone (`npm run bench renderer-compare`), without the answer panel's figures beside them. */
-export async function runCompareRendererSection(): Promise<BenchRow[]> {
-  const server = await LoopbackServer.start();
-  const browser = await launchBrowser();
-  try {
-    server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    return await runCompareRendererBench(browser, server, []);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+export function runCompareRendererSection(): Promise<BenchRow[]> {
+  return withRendererServer((browser, server) => runCompareRendererBench(browser, server, []));
 }
 
 // ---------------------------------------------------------------------------------------------
