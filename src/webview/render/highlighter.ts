@@ -32,6 +32,8 @@ type State = 'none' | 'starting' | 'ready' | 'failed';
 
 let state: State = 'none';
 let worker: Worker | undefined;
+/** The worker's script as a `blob:` URL, until the worker is up (or has failed). */
+let script: string | undefined;
 let nextLane = 1;
 /** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
 const sinks = new Map<number, WeakRef<PieceSink>>();
@@ -43,6 +45,11 @@ function post(message: ToHighlighter): void {
   worker?.postMessage(message);
 }
 
+function forgetScript(): void {
+  if (script !== undefined) URL.revokeObjectURL(script);
+  script = undefined;
+}
+
 function show(highlighting: 'worker' | 'page'): void {
   document.body.dataset.highlighting = highlighting;
 }
@@ -52,6 +59,7 @@ function fail(): void {
   state = 'failed';
   worker?.terminate();
   worker = undefined;
+  forgetScript();
   show('page');
   const lost = [...sinks.values()];
   sinks.clear();
@@ -67,8 +75,8 @@ export function startHighlighter(url: string): void {
     try {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const blob = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
-      const started = new Worker(blob, { name: 'Application Query highlighting' });
+      script = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
+      const started = new Worker(script, { name: 'Application Query highlighting' });
       worker = started;
       started.onerror = (event) => {
         event.preventDefault();
@@ -78,7 +86,7 @@ export function startHighlighter(url: string): void {
       started.onmessage = (event: MessageEvent<FromHighlighter>) => {
         const message = event.data;
         if (message.type === 'ready') {
-          URL.revokeObjectURL(blob);
+          forgetScript();
           if (state === 'starting') {
             state = 'ready';
             show('worker');
