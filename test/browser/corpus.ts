@@ -245,6 +245,8 @@ export function hostileCorpus(capture: string): string {
     '',
     `[data link](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) [vbs](vbscript:msgbox)`,
     '',
+    `[comment breakout](https://example.com "--><img src=x onerror=window.__pwned=true>")`,
+    '',
     `[breakout](https://example.com/"onmouseover="window.__pwned=true) [title](https://example.com "a\\" onclick=\\"window.__pwned=true")`,
     '',
     `<https://example.com/"><img src=x onerror=alert(1)>> <javascript:alert(1)>`,

@@ -1,4 +1,4 @@
-import { SAFE_LINK } from './markdown';
+import { SAFE_LINK } from './markup';
 
 /** What a rendered answer asks the host to do (a subset of the protocol's `WebviewToHost`). */
 export type ContentMessage =
