@@ -210,36 +210,56 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
   return rows;
 }
 
-/** Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, and reports the medians against the goals. */
-export async function runShapeBench(page: Page, generated: (bytes: number) => string): Promise<BenchRow[]> {
+/** The loads each shape is streamed under: an idle machine, and one core kept busy by the bench. */
+type Loads = ReadonlyArray<readonly [string, <T>(work: () => Promise<T>) => Promise<T>]>;
+
+/**
+ * Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, in a fresh page
+ * from `open` (as a webview is: warmed up, its highlighting worker up), idle and with one core busy
+ * (`busy` runs `work` while a process spins); reports the medians side by side against the goals.
+ */
+export async function runShapeBench(open: () => Promise<Page>, generated: (bytes: number) => string, busy: <T>(work: () => Promise<T>) => Promise<T>): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const once = answers(MIB, generated);
   const twice = answers(2 * MIB, generated);
+  const loads: Loads = [['idle', (work) => work()], ['one core busy', busy]];
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
-    const one = await streamRuns(page, text);
-    const two = await streamRuns(page, twice[i][1]);
-    const ratio = two.renderMs / one.renderMs;
-    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}, median of ${RUNS} runs`;
+    const figures: Array<{ load: string; one: LiveResult & { worstFrameMs: number }; two: LiveResult & { worstFrameMs: number } }> = [];
+    for (const [load, run] of loads) {
+      const page = await open();
+      try {
+        figures.push(await run(async () => ({ load, one: await streamRuns(page, text), two: await streamRuns(page, twice[i][1]) })));
+      } finally {
+        await page.close();
+      }
+    }
+    const each = (format: (figure: (typeof figures)[number]) => string): string => figures.map((figure) => `${figure.load}: ${format(figure)}`).join('; ');
+    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}, median of ${RUNS} runs, idle and with one core busy`;
     rows.push(
-      { name: `${label}: last byte to final DOM`, value: `${one.lastByteToFinalMs.toFixed(1)} ms`, goal: '≤ 100 ms', ok: one.lastByteToFinalMs <= 100 },
+      {
+        name: `${label}: last byte to final DOM`,
+        value: each(({ one }) => `${one.lastByteToFinalMs.toFixed(1)} ms`),
+        goal: '≤ 100 ms',
+        ok: figures.every(({ one }) => one.lastByteToFinalMs <= 100),
+      },
       {
         name: `${label}: longest frame (append + render + scroll)`,
-        value: `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
-        goal: '≤ 50 ms',
-        ok: one.longestFrameMs <= 50,
+        value: each(({ one }) => `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`),
+        goal: '≤ 33 ms',
+        ok: figures.every(({ one }) => one.longestFrameMs <= 33),
       },
       {
-        name: `${label}: total render time (inside ${one.frames} frames over ${(one.wallMs / 1000).toFixed(1)} s); final DOM equals one-shot`,
-        value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout); ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`,
+        name: `${label}: total time inside frames / wall time; final DOM equals one-shot`,
+        value: each(({ one, two }) => `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s, ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`),
         goal: 'true',
-        ok: one.equal && two.equal,
+        ok: figures.every(({ one, two }) => one.equal && two.equal),
       },
       {
-        name: `${label}: total render time at ${size(twice[i][1].length)} / at ${size(text.length)}`,
-        value: `${ratio.toFixed(2)} (${two.renderMs.toFixed(0)} ms; renderer alone ${(two.renderOnlyMs / one.renderOnlyMs).toFixed(2)}; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`,
+        name: `${label}: total time inside frames at ${size(twice[i][1].length)} / at ${size(text.length)}`,
+        value: each(({ one, two }) => `${(two.renderMs / one.renderMs).toFixed(2)} (${two.renderMs.toFixed(0)} ms; renderer alone ${(two.renderOnlyMs / one.renderOnlyMs).toFixed(2)}; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`),
         goal: '≤ 2.2',
-        ok: ratio <= 2.2,
+        ok: figures.every(({ one, two }) => two.renderMs / one.renderMs <= 2.2),
       },
     );
   }

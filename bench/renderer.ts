@@ -288,7 +288,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     const ratio = naiveTotal / ours.result.totalMs;
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
-    const shapes = await runShapeBench(await freshPage(), (bytes) => generateAnswer(bytes));
+    const shapes = await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes), withBusyCore);
     const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
     const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
@@ -355,6 +355,11 @@ async function withRendererServer<T>(work: (browser: Browser, server: LoopbackSe
     await browser.close();
     await server.close();
   }
+}
+
+/** The shapes' rows alone (`npm run bench renderer-shapes`): each shape streamed idle and with one core busy. */
+export function runShapesSection(): Promise<BenchRow[]> {
+  return withRendererServer((browser, server) => runShapeBench(highlightingPages(browser, server).worker, (bytes) => generateAnswer(bytes), withBusyCore));
 }
 
 /** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
@@ -560,7 +565,8 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
   const loadAfter = os.loadavg();
   const figure = (name: string, measure: string): string => {
     const row = alone.find((r) => r.name.startsWith(`renderer live ~1 MiB/s: ${name}, `) && r.name.endsWith(`: ${measure}`));
-    return row === undefined ? 'not measured' : row.value.split(' (')[0];
+    // The idle figure (the Compare rows run idle).
+    return row === undefined ? 'not measured' : row.value.replace(/^idle: /, '').split(/ \(|; /)[0];
   };
   const label = `renderer compare: 4 answers of 1 MiB at once into one Compare panel (~1 MiB/s each, 4 columns side by side at ${COMPARE_VIEWPORT.width}×${COMPARE_VIEWPORT.height}), median of ${COMPARE_RUNS} runs`;
   const longest = middle(runs.map((r) => r.longestFrameMs));

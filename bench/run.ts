@@ -7,7 +7,7 @@ import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
 import { runQueryFilesBench } from './queryFiles';
 import { runMaskBench } from './secretMask';
-import { runCompareRendererSection, runHighlightingSection, runRendererBench } from './renderer';
+import { runCompareRendererSection, runShapesSection, runHighlightingSection, runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
 
 /** A named group of measurements. */
@@ -23,6 +23,7 @@ const sections: BenchSection[] = [
   { name: 'cancel', run: runCancelBench },
   { name: 'mask', run: runMaskBench },
   { name: 'renderer', run: runRendererBench },
+  { name: 'renderer-shapes', run: runShapesSection, named: true },
   { name: 'renderer-compare', run: runCompareRendererSection, named: true },
   { name: 'renderer-highlighting', run: runHighlightingSection, named: true },
   { name: 'compare', run: runCompareBench },
