@@ -183,6 +183,8 @@ export interface RendererGlobal {
   renderMarkdownOnce: (text: string) => string;
   /** Starts the page's highlighting worker from the script at `url` (render/highlighter.ts). */
   startHighlighter?: (url: string) => void;
+  /** The highlighting worker's time so far, in ms (render/highlighter.ts). */
+  highlightingWorkerMs?: () => number;
   /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
   FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */

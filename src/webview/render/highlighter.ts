@@ -35,6 +35,8 @@ let worker: Worker | undefined;
 /** The worker's script as a `blob:` URL, until the worker is up (or has failed). */
 let script: string | undefined;
 let nextLane = 1;
+/** The worker's time for the pieces it sent, summed (see {@link highlightingWorkerMs}). */
+let workerMs = 0;
 /** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
 const sinks = new Map<number, WeakRef<PieceSink>>();
 const collected = new FinalizationRegistry<number>((lane) => {
@@ -93,6 +95,7 @@ export function startHighlighter(url: string): void {
           }
           return;
         }
+        workerMs += message.ms;
         const sink = sinks.get(message.lane)?.deref();
         if (sink === undefined) {
           sinks.delete(message.lane);
@@ -105,6 +108,11 @@ export function startHighlighter(url: string): void {
       fail();
     }
   })();
+}
+
+/** How long the page's highlighting worker has worked for it so far, in ms (its share of the work, beside the main thread's). */
+export function highlightingWorkerMs(): number {
+  return workerMs;
 }
 
 /** A worker lane for a code block of `language`, if the worker is up (else the block highlights on the page). */

@@ -67,6 +67,7 @@ function work(): void {
   for (const [id, lane] of lanes) {
     if (!lane.closed && lane.backlog.length === lane.stalledAt) continue;
     const pieces: HighlightedPiece[] = [];
+    const began = performance.now();
     let start = 0;
     let stalled = false;
     while (start < lane.backlog.length && performance.now() < end) {
@@ -80,7 +81,7 @@ function work(): void {
     }
     lane.backlog = lane.backlog.slice(start);
     lane.stalledAt = stalled ? lane.backlog.length : -1;
-    if (pieces.length > 0) scope.postMessage({ type: 'pieces', lane: id, pieces });
+    if (pieces.length > 0) scope.postMessage({ type: 'pieces', lane: id, pieces, ms: performance.now() - began });
     if (lane.closed && lane.backlog === '') lanes.delete(id);
     if (performance.now() >= end) break;
   }

@@ -3,8 +3,8 @@
  * opens a lane per streamed code block, gives it the block's final code as it comes and closes it
  * when no more comes; the worker answers with the lane's pieces, each cut and highlighted by
  * code.ts's rule (`codePiece`), in order. The page places a piece's markup with
- * `highlightedNodes`, which makes only spans with a class and text: what the worker says cannot
- * become anything else in the page.
+ * `highlightedNodes` (render/markup.ts's builder, from the sanitizer's allow-lists, or the
+ * sanitizer itself): what the worker says cannot become anything else in the page.
  */
 
 /** A highlighted piece of a lane's code: the next `length` code units, and their markup. */
@@ -21,6 +21,7 @@ export type ToHighlighter =
   | { readonly type: 'drop'; readonly lane: number };
 
 export type FromHighlighter =
-  | { readonly type: 'pieces'; readonly lane: number; readonly pieces: readonly HighlightedPiece[] }
+  /** `ms`: the worker's time for these pieces (cutting and highlighting), for the page's figures. */
+  | { readonly type: 'pieces'; readonly lane: number; readonly pieces: readonly HighlightedPiece[]; readonly ms: number }
   /** The worker is up: it has loaded and answers (sent once, first). */
   | { readonly type: 'ready' };
