@@ -43,11 +43,13 @@ const CODE_SIZE = 512 * 1024;
 const CODE_TEMPLATE = { query: '${input}', delayMs: 250, size: CODE_SIZE, chunkBytes: 16 * 1024, paceMs: 16, shape: 'code' };
 /** The code block renders completely within this long after its last byte. */
 const CODE_FINAL_GOAL_MS = 1000;
-const FIRST_PAINT_GOAL_MS = 50;
+/** First body byte → first text painted, median (#24: two frames). */
+const FIRST_PAINT_GOAL_MS = 33;
 /** How long after the answer was written the bench leaves the page alone before reading the probe. */
 const QUIET_MS = 400;
 const FINAL_DOM_GOAL_MS = 2000;
-const STALL_GOAL_MS = 100;
+/** The longest stall of the webview's and the workbench's main thread while an answer streams (#24). */
+const STALL_GOAL_MS = 50;
 /** How long the 10 MiB runs may take after the last byte before they count as not finished. */
 const BIG_CAP_MS = 75_000;
 /** A footer of an answer of at least a million characters: the 10 MiB answer's, not a smaller one's. */
@@ -55,8 +57,11 @@ const BIG_FOOTER = /\d{1,3}(,\d{3}){2,} characters .*· complete/;
 
 /** What the probe installed in a page or webview records (epoch ms throughout). */
 interface ProbeRecord {
-  /** Marker → when it was first in the DOM, and when a frame had passed after that. */
-  marks: Record<string, { domAt: number; paintedAt: number }>;
+  /**
+   * Marker → when it was first in the DOM, when the next animation frame began after that, and
+   * when the browser painted it (Element Timing's render time, where the browser reports it).
+   */
+  marks: Record<string, { domAt: number; paintedAt: number; shownAt?: number }>;
   /** rAF gaps longer than 25 ms: [end, length]. */
   gaps: [number, number][];
   /** Long tasks: [start, length]. */
@@ -107,7 +112,7 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
     for (const entry of list.getEntries()) record.longTasks.push([performance.timeOrigin + entry.startTime, entry.duration]);
   });
   tasks.observe({ entryTypes: ['longtask'] });
-  const observers: MutationObserver[] = [];
+  const observers: Array<{ disconnect(): void }> = [];
   const afterFrame = (store: (domAt: number, paintedAt: number) => void): void => {
     const domAt = Date.now();
     requestAnimationFrame(() => store(domAt, Date.now()));
@@ -121,8 +126,22 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
       const marker = /aq-mark-\d+/.exec(first)?.[0];
       if (marker === undefined || seen.has(marker)) return;
       seen.add(marker);
-      afterFrame((domAt, paintedAt) => (record.marks[marker] = { domAt, paintedAt }));
+      // Asks the browser for the time it paints this text (set before the paint that shows it).
+      answers[answers.length - 1]?.firstElementChild?.setAttribute('elementtiming', marker);
+      afterFrame((domAt, paintedAt) => (record.marks[marker] = { domAt, paintedAt, shownAt: shown.get(marker) }));
     });
+    const shown = new Map<string, number>();
+    const paints = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as Array<PerformanceEntry & { identifier?: string; renderTime?: number }>) {
+        if (entry.identifier === undefined || !entry.renderTime) continue;
+        const at = performance.timeOrigin + entry.renderTime;
+        shown.set(entry.identifier, at);
+        const mark = record.marks[entry.identifier];
+        if (mark !== undefined) mark.shownAt = at;
+      }
+    });
+    paints.observe({ type: 'element', buffered: true });
+    observers.push(paints);
     observer.observe(body, { subtree: true, childList: true, characterData: true });
     observers.push(observer);
   }
@@ -247,9 +266,16 @@ function ms(value: number): string {
   return `${value.toFixed(0)} ms`;
 }
 
+/** First body byte to the first text's paint, and to the animation frame after it was in the DOM. */
+interface FirstPaint {
+  /** Element Timing's render time (undefined where the browser reports none). */
+  readonly painted: number | undefined;
+  readonly nextFrame: number;
+}
+
 /** First body byte to first paint, `SAMPLES` times; `ask` sends one question and resolves when it was sent. */
-async function firstPaints(workbench: Workbench, surface: () => Promise<Locator>, ask: (question: string) => Promise<void>, isDone: () => Promise<boolean>): Promise<number[]> {
-  const latencies: number[] = [];
+async function firstPaints(workbench: Workbench, surface: () => Promise<Locator>, ask: (question: string) => Promise<void>, isDone: () => Promise<boolean>): Promise<FirstPaint[]> {
+  const latencies: FirstPaint[] = [];
   // One answer first, not counted: the surface then exists and has loaded what an answer needs.
   for (let i = 0; i <= SAMPLES; i++) {
     const body = i > 0 ? await surface() : undefined;
@@ -264,7 +290,8 @@ async function firstPaints(workbench: Workbench, surface: () => Promise<Locator>
       // the answer has had time to paint, so the reading does not compete with what it measures.
       await delay(QUIET_MS);
       const mark = await waitFor(`${marker} to be painted`, async () => (await read(body)).marks[marker], 30_000, 100);
-      latencies.push(mark.paintedAt - (request.firstBodyByteAt ?? Number.NaN));
+      const first = request.firstBodyByteAt ?? Number.NaN;
+      latencies.push({ painted: mark.shownAt === undefined ? undefined : mark.shownAt - first, nextFrame: mark.paintedAt - first });
     }
     await waitFor('the answer to end', isDone, 30_000, 100);
   }
@@ -288,11 +315,22 @@ async function askOnce(workbench: Workbench, ask: () => Promise<void>, before: n
   }
 }
 
-function latencyRows(where: string, latencies: readonly number[]): BenchRow[] {
+/**
+ * The paint as the browser reports it (Element Timing) where it does for every sample; else the
+ * first animation frame after the text was in the DOM. That frame begins after the paint when the
+ * text came in a frame's render, but before it when the text came between frames (the first text
+ * is rendered as its message arrives): both are printed.
+ */
+function latencyRows(where: string, samples: readonly FirstPaint[]): BenchRow[] {
+  const painted = samples.map((sample) => sample.painted).filter((value): value is number => value !== undefined);
+  const frames = samples.map((sample) => sample.nextFrame);
+  const byTiming = painted.length === samples.length;
+  const latencies = byTiming ? painted : frames;
   const m = median(latencies);
+  const other = byTiming ? `; DOM → next animation frame ${ms(median(frames))} median` : '; no Element Timing: DOM → next animation frame';
   return [{
     name: `workbench: first body byte at the socket → first text painted in the ${where}, median of ${latencies.length}`,
-    value: `${ms(m)} (worst ${ms(Math.max(...latencies))}, best ${ms(Math.min(...latencies))})`,
+    value: `${ms(m)} (worst ${ms(Math.max(...latencies))}, best ${ms(Math.min(...latencies))}${other})`,
     goal: `≤ ${FIRST_PAINT_GOAL_MS} ms`,
     ok: m <= FIRST_PAINT_GOAL_MS,
   }];
