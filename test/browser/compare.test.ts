@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { ApplicationInfo, HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
 import { formatBytes } from '../../src/shared/format';
-import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from '../support/browser';
+import { launchBrowser, LoopbackServer, routeWebviewAssets, webviewPage } from '../support/browser';
 import { seededRandom } from '../support/random';
 import { longShapes } from '../support/shapes';
 import { hostileCorpus, TRICKY } from './corpus';
@@ -80,12 +80,8 @@ describe('Compare panel in Chromium', function () {
     server = await LoopbackServer.start();
     capture = await LoopbackServer.start();
     capture.route('/control', 'image/gif', Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
-    server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
-    // The one-shot renderer, for comparing a column with what its text renders to at once.
-    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    server.route('/codicon.css', 'text/css', await readAsset('node_modules/@vscode/codicons/dist/codicon.css'));
-    server.route('/codicon.ttf', 'font/ttf', await readBinaryAsset('node_modules/@vscode/codicons/dist/codicon.ttf'));
+    // The one-shot renderer too, for comparing a column with what its text renders to at once.
+    await routeWebviewAssets(server, { renderer: true });
     browser = await launchBrowser();
   });
 

@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
-import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset } from '../support/browser';
+import { bundle, launchBrowser, LoopbackServer, randomPieces, routeWebviewAssets } from '../support/browser';
 import { webviewPage } from '../support/browser';
 import { longShapes } from '../support/shapes';
 
@@ -64,9 +64,7 @@ describe('highlighting worker in Chromium', function () {
 
   before(async () => {
     server = await LoopbackServer.start();
-    server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
-    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+    await routeWebviewAssets(server, { renderer: true });
     server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts'));
     // Loads, says it is ready, then fails at the first code it is given.
     server.route('/crashing-highlighter.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the highlighter crashed'); };`);

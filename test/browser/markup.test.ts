@@ -4,9 +4,9 @@
 // would change or the HTML parser would build differently. They also show that ordinary answers
 // never reach the sanitizer's parser while hostile ones still do.
 import * as assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { hostileCorpus, hostileHtml, TRICKY } from './corpus';
-import { bundle, launchBrowser, LoopbackServer, readAsset, webviewPage, type RendererGlobal } from '../support/browser';
+import { openProbePage, type ProbePage, type RendererGlobal } from '../support/browser';
 import { longShapes } from '../support/shapes';
 
 interface MarkupGlobal extends RendererGlobal {
@@ -125,24 +125,17 @@ function randomMarkup(count: number, seed: number): Case[] {
 
 describe('the renderer builds its own markup (markup.ts), held to the sanitizer', function () {
   this.timeout(300_000);
-  let server: LoopbackServer;
-  let browser: Browser;
+  let probe: ProbePage;
   let page: Page;
 
   before(async () => {
-    server = await LoopbackServer.start();
-    server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'], styles: ['/webview.css'] }));
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(`${server.origin}/`);
+    probe = await openProbePage();
+    page = probe.page;
     await page.evaluate(`window.__unsafe = ${unsafeElements.toString()}`);
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await probe?.close();
   });
 
   it('builds the markup of every answer in the corpus and of every long shape, to the nodes DOMPurify makes', async () => {

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { bundle, launchBrowser, LoopbackServer, randomPieces, readAsset, webviewPage, type RendererGlobal } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { openProbePage, randomPieces, type ProbePage, type RendererGlobal } from '../support/browser';
 import { HeldText } from '../../src/shared/answer/heldText';
 import { GROUP_SIZE } from '../../src/shared/answer/blocks';
 import { longShapes } from '../support/shapes';
@@ -128,24 +128,17 @@ function parsedPerFrame(page: Page, text: string, clock: PageClock): Promise<{ m
 
 describe('renderer streams long blocks in Chromium', function () {
   this.timeout(600_000);
-  let server: LoopbackServer;
-  let browser: Browser;
+  let probe: ProbePage;
   let page: Page;
   const shapes = longShapes(24 * 1024);
 
   before(async () => {
-    server = await LoopbackServer.start();
-    server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'], styles: ['/webview.css'] }));
-    browser = await launchBrowser();
-    page = await browser.newPage();
-    await page.goto(`${server.origin}/`);
+    probe = await openProbePage();
+    page = probe.page;
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await probe?.close();
   });
 
   describe('the final DOM equals a one-shot render', () => {

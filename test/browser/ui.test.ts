@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import type { ApplicationInfo, AttachmentInfo, HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
-import { bundle, launchBrowser, LoopbackServer, readAsset, readBinaryAsset, webviewPage } from '../support/browser';
+import { launchBrowser, LoopbackServer, routeWebviewAssets, webviewPage } from '../support/browser';
 
 const APPS: ApplicationInfo[] = [
   { id: 'docs', label: 'Docs Bot', hasKey: true },
@@ -29,10 +29,7 @@ describe('webview UI in Chromium', function () {
 
   before(async () => {
     server = await LoopbackServer.start();
-    server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
-    server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
-    server.route('/codicon.css', 'text/css', await readAsset('node_modules/@vscode/codicons/dist/codicon.css'));
-    server.route('/codicon.ttf', 'font/ttf', await readBinaryAsset('node_modules/@vscode/codicons/dist/codicon.ttf'));
+    await routeWebviewAssets(server);
     browser = await launchBrowser();
   });
 

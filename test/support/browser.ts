@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HeldGroup } from '../../src/shared/protocol';
 import { CHROMIUM_ARGS } from '../launch/codeServer';
 import { chromiumPath } from '../launch/system';
@@ -159,6 +159,48 @@ export function webviewPage(options: PageOptions): string {
   );
 }
 
+/**
+ * Serves the webview's own assets as the real webview loads them: `/webview.js` (the webview
+ * bundle), `/webview.css`, the codicon font and, with `renderer`, `/render.js` (the renderer as
+ * `window.AQ`, for one-shot renders to compare with).
+ */
+export async function routeWebviewAssets(server: LoopbackServer, options: { renderer?: boolean } = {}): Promise<void> {
+  server.route('/webview.js', 'text/javascript', await bundle('src/webview/main.ts'));
+  if (options.renderer === true) {
+    server.route('/render.js', 'text/javascript', await bundle('src/webview/render/index.ts', { globalName: 'AQ' }));
+  }
+  server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+  server.route('/codicon.css', 'text/css', await readAsset('node_modules/@vscode/codicons/dist/codicon.css'));
+  server.route('/codicon.ttf', 'font/ttf', await readBinaryAsset('node_modules/@vscode/codicons/dist/codicon.ttf'));
+}
+
+/** A page with the browser tests' probe bundle (test/browser/probe.ts) as `window.AQ`, under the webview CSP. */
+export interface ProbePage {
+  readonly server: LoopbackServer;
+  readonly browser: Browser;
+  readonly page: Page;
+  close(): Promise<void>;
+}
+
+/** Starts a server and a browser and opens a {@link ProbePage}. */
+export async function openProbePage(): Promise<ProbePage> {
+  const server = await LoopbackServer.start();
+  server.route('/probe.js', 'text/javascript', await bundle('test/browser/probe.ts', { globalName: 'AQ' }));
+  server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
+  server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/probe.js'], styles: ['/webview.css'] }));
+  const browser = await launchBrowser();
+  const page = await browser.newPage();
+  await page.goto(`${server.origin}/`);
+  return {
+    server,
+    browser,
+    page,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
 
 /** Sizes of pieces that add up to at least `total`: mostly 1 to `small`, one in `rareOdds` up to `large` (seeded). */
 export function randomPieces(seed: number, total: number, small: number, large: number, rareOdds: number): number[] {
