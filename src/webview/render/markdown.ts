@@ -34,7 +34,6 @@ interface FillEnv {
   aqFill?: Array<{ readonly code: string; readonly language: string; readonly name: string }>;
 }
 
-const FILL = FILL_ATTR;
 const LANG_LABEL_OPEN = '<span class="aq-code-lang">';
 
 function renderCode(code: string, info: string, env?: RenderEnv): string {
@@ -45,7 +44,7 @@ function renderCode(code: string, info: string, env?: RenderEnv): string {
   if (fills !== undefined) {
     // The actions and the code are filled in after sanitizing (see renderFragment).
     const fill = fills.push({ code, language: language.highlight, name: language.name }) - 1;
-    return `<div class="aq-code"${langAttr}><div class="aq-code-actions"></div><pre><code class="${codeClass}" ${FILL}="${fill}"></code></pre></div>\n`;
+    return `<div class="aq-code"${langAttr}><div class="aq-code-actions"></div><pre><code class="${codeClass}" ${FILL_ATTR}="${fill}"></code></pre></div>\n`;
   }
   const body = highlightCode(code, language.highlight);
   const langLabel = language.name ? `${LANG_LABEL_OPEN}${escapeHtml(language.name)}</span>` : '';
@@ -350,7 +349,7 @@ md.core.ruler.push('aq_groups', (state) => {
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: [...MARKUP_TAGS],
   ALLOWED_ATTR: [...MARKUP_ATTRS],
-  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang', FILL],
+  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang', FILL_ATTR],
   ALLOWED_URI_REGEXP: SAFE_LINK,
   ALLOW_DATA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
@@ -487,9 +486,9 @@ export function renderFragment(tokens: readonly MdToken[], env: RenderEnv): Rend
     key: fills.length === 0 ? html : html + fills.map((fill) => `\0${fill.language}\0${fill.code}`).join(''),
     build: () => {
       const fragment = sanitizeToFragment(html);
-      for (const code of fragment.querySelectorAll(`code[${FILL}]`)) {
-        const fill = fills[Number(code.getAttribute(FILL))];
-        code.removeAttribute(FILL);
+      for (const code of fragment.querySelectorAll(`code[${FILL_ATTR}]`)) {
+        const fill = fills[Number(code.getAttribute(FILL_ATTR))];
+        code.removeAttribute(FILL_ATTR);
         if (fill === undefined) {
           continue;
         }
