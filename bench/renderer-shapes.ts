@@ -270,3 +270,54 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
   }
   return rows;
 }
+
+/** What the markup rows call in the bench's page (bench/page.ts). */
+interface MarkupPage {
+  buildMarkup: (html: string) => DocumentFragment | undefined;
+  purifiedFragment: (html: string) => DocumentFragment;
+  markupOf: (text: string) => string;
+}
+
+/**
+ * Runs in the page: the renderer's markup of `text` made into nodes by the builder (markup.ts) and
+ * by DOMPurify, `runs` times each, alternating; the median of each, and whether both made the same nodes.
+ */
+function buildAgainstPurify(args: { text: string; runs: number }): { markupChars: number; buildMs: number; purifyMs: number; same: boolean } {
+  const aq = window.AQ as unknown as MarkupPage;
+  const markup = aq.markupOf(args.text);
+  const built: number[] = [];
+  const purified: number[] = [];
+  let same = true;
+  for (let run = 0; run < args.runs; run++) {
+    let start = performance.now();
+    const a = aq.buildMarkup(markup);
+    built.push(performance.now() - start);
+    start = performance.now();
+    const b = aq.purifiedFragment(markup);
+    purified.push(performance.now() - start);
+    if (run === 0) {
+      const left = document.createElement('div');
+      const right = document.createElement('div');
+      if (a !== undefined) left.append(a);
+      right.append(b);
+      same = a !== undefined && left.isEqualNode(right);
+    }
+  }
+  const middle = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+  return { markupChars: markup.length, buildMs: middle(built), purifyMs: middle(purified), same };
+}
+
+/** Each shape's whole markup (1 MiB of text; the table 512 KiB) made into nodes by the builder and by DOMPurify: the sanitizing the page no longer does. */
+export async function runMarkupBench(page: Page, generated: (bytes: number) => string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const [name, text] of answers(MIB, generated)) {
+    const result = await page.evaluate(buildAgainstPurify, { text, runs: RUNS });
+    rows.push({
+      name: `renderer markup, whole answer at once: ${name}, ${size(text.length)} (${size(result.markupChars)} of markup), median of ${RUNS}: built with DOM methods / sanitized by DOMPurify; same nodes`,
+      value: `${result.buildMs.toFixed(1)} ms / ${result.purifyMs.toFixed(1)} ms (${(result.purifyMs / result.buildMs).toFixed(1)}×); ${String(result.same)}`,
+      goal: 'true',
+      ok: result.same,
+    });
+  }
+  return rows;
+}

@@ -7,7 +7,7 @@ import type { HostToWebview, SurfaceState, Turn } from '../src/shared/protocol';
 import { waited, type BenchRow } from './core';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
 import { longShapes } from '../test/support/shapes';
-import { runHighlightingBench, runShapeBench } from './renderer-shapes';
+import { runHighlightingBench, runMarkupBench, runShapeBench } from './renderer-shapes';
 
 const TARGET_BYTES = 1024 * 1024;
 const CHUNK = 64;
@@ -288,6 +288,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     const ratio = naiveTotal / ours.result.totalMs;
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
+    const markup = await withPage(pages.page, (markupPage) => runMarkupBench(markupPage, (bytes) => generateAnswer(bytes)));
     const shapes = await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes), withBusyCore);
     const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
     const compare = await runCompareRendererBench(browser, server, shapes);
@@ -331,6 +332,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
         value: `${mb(ours.peak)} (after GC before the run: ${mb(ours.baseline)}; naive run, measured part: ${mb(naive.peak)})`,
       },
       { name: 'renderer: webview bundle (src/webview/main.ts, minified)', value: `${(bundleBytes / 1024).toFixed(0)} KiB` },
+      ...markup,
       ...shapes,
       ...highlighting,
       ...compare,
@@ -357,9 +359,23 @@ async function withRendererServer<T>(work: (browser: Browser, server: LoopbackSe
   }
 }
 
-/** The shapes' rows alone (`npm run bench renderer-shapes`): each shape streamed idle and with one core busy. */
+/** The shapes' rows alone (`npm run bench renderer-shapes`): each shape streamed idle and with one core busy, and its markup built against sanitized. */
 export function runShapesSection(): Promise<BenchRow[]> {
-  return withRendererServer((browser, server) => runShapeBench(highlightingPages(browser, server).worker, (bytes) => generateAnswer(bytes), withBusyCore));
+  return withRendererServer(async (browser, server) => {
+    const pages = highlightingPages(browser, server);
+    const markup = await withPage(pages.page, (page) => runMarkupBench(page, (bytes) => generateAnswer(bytes)));
+    return [...markup, ...(await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes), withBusyCore))];
+  });
+}
+
+/** Runs `work` on a fresh page from `open`, and closes it. */
+async function withPage<T>(open: () => Promise<Page>, work: (page: Page) => Promise<T>): Promise<T> {
+  const page = await open();
+  try {
+    return await work(page);
+  } finally {
+    await page.close();
+  }
 }
 
 /** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
