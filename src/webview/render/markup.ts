@@ -48,7 +48,9 @@ const PARENTS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
 
 const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'" };
 // Tags as markdown-it and highlight.js write them (the parser's whitespace in tags is ASCII only).
-const TOKEN = /<([a-z][a-z0-9]*)((?:[\t\n\f ]+[a-z][a-z-]*="[^"<>]*")*)[\t\n\f ]*(\/?)>|<\/([a-z][a-z0-9]*)>|&(amp|lt|gt|quot|#x27);|[^<&]+/y;
+// The first alternative is highlight.js's span, most of highlighted code's tags: a class of word
+// characters and single spaces, which needs none of an attribute's checks.
+const TOKEN = /<span class="([\w-]+(?: [\w-]+)*)">|<([a-z][a-z0-9]*)((?:[\t\n\f ]+[a-z][a-z-]*="[^"<>]*")*)[\t\n\f ]*(\/?)>|<\/([a-z][a-z0-9]*)>|&(amp|lt|gt|quot|#x27);|[^<&]+/y;
 const ATTRIBUTE = /[\t\n\f ]+([a-z][a-z-]*)="([^"]*)"/g;
 const ATTR_ENTITY = /&(amp|lt|gt|quot|#x27);/g;
 /** What the parser would change in text (NUL dropped, CR turned into LF): not built. */
@@ -132,12 +134,12 @@ export function buildMarkup(html: string, context: readonly string[] = []): Docu
     if (match === null) {
       return undefined;
     }
-    const [token, tag, attributes, selfClosing, endTag, entity] = match;
+    const [token, spanClass, tag, attributes, selfClosing, endTag, entity] = match;
     if (entity !== undefined) {
       text += ENTITIES[entity];
       continue;
     }
-    if (tag === undefined && endTag === undefined) {
+    if (spanClass === undefined && tag === undefined && endTag === undefined) {
       text += token;
       continue;
     }
@@ -145,6 +147,18 @@ export function buildMarkup(html: string, context: readonly string[] = []): Docu
       return undefined;
     }
     afterPre = false;
+    if (spanClass !== undefined) {
+      const parent = names[names.length - 1];
+      if (parent !== undefined && TABLE_CHILDREN.has(parent)) {
+        return undefined;
+      }
+      const span = document.createElement('span');
+      span.className = spanClass;
+      current().appendChild(span);
+      names.push('span');
+      nodes.push(span);
+      continue;
+    }
     if (endTag !== undefined) {
       if (names.length <= context.length || names[names.length - 1] !== endTag || VOID.has(endTag)) {
         return undefined;
@@ -171,18 +185,16 @@ export function buildMarkup(html: string, context: readonly string[] = []): Docu
       return undefined;
     }
     const element = document.createElement(tag);
-    const seen = new Set<string>();
     ATTRIBUTE.lastIndex = 0;
     for (let attribute = ATTRIBUTE.exec(attributes); attribute !== null; attribute = ATTRIBUTE.exec(attributes)) {
       const [, name, raw] = attribute;
-      const value = seen.has(name) ? undefined : attributeValue(tag, name, raw);
+      const value = element.hasAttribute(name) ? undefined : attributeValue(tag, name, raw);
       if (value === undefined) {
         return undefined;
       }
-      seen.add(name);
       element.setAttribute(name, value);
     }
-    if (tag === 'button' && !seen.has('type')) {
+    if (tag === 'button' && !element.hasAttribute('type')) {
       return undefined;
     }
     current().appendChild(element);
