@@ -3,7 +3,6 @@
 // one is given. The shipped bundle has none of this.
 import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/core';
-import { parseMarkdown, renderTokens } from '../../src/webview/render/markdown';
 
 export * from '../../src/webview/render/index';
 export { GROUP_SIZE } from '../../src/shared/answer/blocks';
@@ -29,10 +28,4 @@ count(hljs, 'highlight', 'highlighted');
 count(DOMParser.prototype, 'parseFromString', 'sanitized');
 
 export { buildMarkup } from '../../src/webview/render/markup';
-export { purifiedFragment } from '../../src/webview/render/markdown';
-
-/** The renderer's markup of a whole answer, before it is built or sanitized. */
-export function markupOf(text: string): string {
-  const env = {};
-  return renderTokens(parseMarkdown(text, env), env);
-}
+export { purifiedFragment, renderMarkup as markupOf } from '../../src/webview/render/markdown';

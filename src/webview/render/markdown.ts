@@ -500,7 +500,12 @@ export function renderFragment(tokens: readonly MdToken[], env: RenderEnv): Rend
   };
 }
 
+/** A whole answer's markup as the renderer writes it, before it is built or sanitized. */
+export function renderMarkup(text: string): string {
+  return md.render(text, {});
+}
+
 /** The one-shot render: markdown to sanitized HTML. Incremental rendering must end up identical. */
 export function renderMarkdownOnce(text: string): string {
-  return sanitizeHtml(md.render(text, {}));
+  return sanitizeHtml(renderMarkup(text));
 }
