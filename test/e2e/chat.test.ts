@@ -5,7 +5,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { startService, type ReferenceService } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady } from '../support/workbench/launch';
+import { e2eVersion, launchWorkbench, reloadWindow, useWorkbench } from '../support/workbench/launch';
 import { setApiKey } from '../support/workbench/palette';
 import { activeEditor, openFile } from '../support/workbench/editors';
 import { openViewContainer, sendFromComposer, surfaceFrame } from '../support/workbench/views';
@@ -112,8 +112,7 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
 
   it('keeps the conversation after a window reload', async () => {
     const { page } = wb();
-    await page.reload();
-    await waitForWorkbenchReady(wb());
+    await reloadWindow(wb());
     await openViewContainer(page, 'Application Query');
     const frame = await chat(page, 170_000);
     await frame.locator('select#aq-application').waitFor({ state: 'visible', timeout: 30_000 });

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
-import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady } from '../support/workbench/launch';
+import { e2eVersion, launchWorkbench, reloadWindow, useWorkbench } from '../support/workbench/launch';
 import { queryFromPalette, runCommand, setApiKey } from '../support/workbench/palette';
 import { activeEditor, clickMenuEntry } from '../support/workbench/editors';
 import { clearNotifications, waitForNotification } from '../support/workbench/notifications';
@@ -87,8 +87,7 @@ describe(`History and inspector end to end (VS Code ${VSCODE_VERSION_OF[e2eVersi
 
   it('keeps History across a window reload', async () => {
     const { page } = wb();
-    await page.reload();
-    await waitForWorkbenchReady(wb());
+    await reloadWindow(wb());
     const rows = await historyRows(page, 2);
     assert.match((await rows.first().innerText()).replace(/\s+/g, ' '), /Demo Assistant/);
   });

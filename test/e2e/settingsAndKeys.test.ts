@@ -5,7 +5,8 @@ import * as assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
-import { e2eVersion, launchWorkbench, useWorkbench, waitForWorkbenchReady, type Workbench } from '../support/workbench/launch';
+import { waitForActivation } from '../support/workbench/diagnostics';
+import { e2eVersion, launchWorkbench, reloadWindow, useWorkbench, type Workbench } from '../support/workbench/launch';
 import { clearNotifications, notificationCenterText } from '../support/workbench/notifications';
 import { openViewContainer } from '../support/workbench/views';
 
@@ -27,9 +28,9 @@ describe(`Settings problems end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()
       const apps = settings['applicationQuery.applications'] as unknown[];
       settings['applicationQuery.applications'] = [...apps, { id: 'demo-assistant', name: 'Duplicate' }];
     });
-    await workbench.page.reload();
-    await waitForWorkbenchReady(workbench);
+    const activations = await reloadWindow(workbench);
     await openViewContainer(workbench.page, 'Application Query');
+    await waitForActivation(workbench, 60_000, activations);
     const text = await notificationCenterText(workbench.page, /repeats the id "demo-assistant"/);
     assert.match(text, /Application Query: applicationQuery\.applications\[\d+\] repeats the id "demo-assistant"; only the first entry with that id is used\./);
   });

@@ -11,10 +11,10 @@ import { normalizeLabel } from './text';
 /** The extension's id (publisher.name). */
 export const EXTENSION_ID = 'application-query.application-query';
 
-/** The remote extension host's log text, or undefined while it has not started. */
-export function extensionHostLog(workbench: Pick<Workbench, 'userDataDir'>): string | undefined {
+/** The remote extension hosts' logs (one per window load), oldest first. */
+function extensionHostLogs(workbench: Pick<Workbench, 'userDataDir'>): string[] {
   const logs = path.join(workbench.userDataDir, 'logs');
-  if (!existsSync(logs)) return undefined;
+  if (!existsSync(logs)) return [];
   const texts: string[] = [];
   for (const session of readdirSync(logs)) {
     const sessionDir = path.join(logs, session);
@@ -29,7 +29,18 @@ export function extensionHostLog(workbench: Pick<Workbench, 'userDataDir'>): str
       if (existsSync(file)) texts.push(readFileSync(file, 'utf8'));
     }
   }
+  return texts;
+}
+
+/** The remote extension host's log text (every host's, after a reload), or undefined while none has started. */
+export function extensionHostLog(workbench: Pick<Workbench, 'userDataDir'>): string | undefined {
+  const texts = extensionHostLogs(workbench);
   return texts.length > 0 ? texts.join('\n') : undefined;
+}
+
+/** How many times an extension host has activated this extension (a window reload starts a new host). */
+export function activationCount(workbench: Pick<Workbench, 'userDataDir'>): number {
+  return extensionHostLogs(workbench).reduce((count, text) => count + text.split(`_doActivateExtension ${EXTENSION_ID}`).length - 1, 0);
 }
 
 /** Whether the extension host has activated this extension (read from its log; no UI involved). */
@@ -37,9 +48,12 @@ export function isExtensionActivated(workbench: Pick<Workbench, 'userDataDir'>):
   return extensionHostLog(workbench)?.includes(`_doActivateExtension ${EXTENSION_ID}`) === true;
 }
 
-/** Waits until the extension is activated (something must trigger it: a command, its view). */
-export async function waitForActivation(workbench: Pick<Workbench, 'userDataDir'>, timeoutMs = 60_000): Promise<void> {
-  await waitFor(`${EXTENSION_ID} to activate`, () => isExtensionActivated(workbench), timeoutMs, 250);
+/**
+ * Waits until the extension is activated (something must trigger it: a command, its view); after a
+ * reload, pass the {@link activationCount} from before it, to wait for the new window's host.
+ */
+export async function waitForActivation(workbench: Pick<Workbench, 'userDataDir'>, timeoutMs = 60_000, activationsBefore = 0): Promise<void> {
+  await waitFor(`${EXTENSION_ID} to activate`, () => activationCount(workbench) > activationsBefore, timeoutMs, 250);
 }
 
 /** Where screenshots and failure reports go: `<repo>/test-results/`. */

@@ -8,7 +8,7 @@ import { startService, type ReferenceService, type ServiceOptions } from '../../
 import { isCodeServerVersion, openWorkbench, startCodeServer, VSCODE_VERSION_OF, type CodeServerVersion } from '../../launch/codeServer';
 import { onTerminate, repoRoot, waitFor } from '../../launch/util';
 import { makeWorkspace, serviceUserSettings } from '../../launch/workspace';
-import { captureFailure, extensionHostLog } from './diagnostics';
+import { activationCount, captureFailure, extensionHostLog } from './diagnostics';
 import { activityBarItem } from './views';
 
 /** A workbench under test, with the reference service it talks to. */
@@ -158,6 +158,18 @@ export async function waitForWorkbenchReady(workbench: Workbench): Promise<void>
   await waitFor('the remote extension host to start', () => extensionHostLog(workbench) !== undefined, 120_000, 250);
   await activityBarItem(page, 'Application Query').waitFor({ state: 'visible', timeout: 120_000 });
   await page.locator('.part.editor').waitFor({ state: 'visible', timeout: 60_000 });
+}
+
+/**
+ * Reloads the window, as Developer: Reload Window does, and waits until it is ready again. Returns
+ * how many times the extension had been activated before (for `waitForActivation`: the new window
+ * runs a new extension host, and the old host's log still says "activated").
+ */
+export async function reloadWindow(workbench: Workbench): Promise<number> {
+  const before = activationCount(workbench);
+  await workbench.page.reload();
+  await waitForWorkbenchReady(workbench);
+  return before;
 }
 
 /** What a suite adds to {@link useWorkbench}'s hooks. */

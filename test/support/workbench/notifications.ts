@@ -30,11 +30,13 @@ export async function waitForNotification(page: Page, text: string | RegExp, tim
  * (Toasts can be dropped when several arrive at once; the center keeps every notification.)
  */
 export async function notificationCenterText(page: Page, expected: RegExp, timeoutMs = 60_000): Promise<string> {
-  await runCommand(page, 'Notifications: Show Notifications');
+  const center = page.locator('.notifications-center');
   return waitFor(`a notification matching ${String(expected)}`, async () => {
-    const text = await page.locator('.notifications-center').innerText({ timeout: 1000 }).catch(() => '');
+    // Opened again whenever it is not showing: a window still restoring its views can close it.
+    if (!(await center.isVisible().catch(() => false))) await runCommand(page, 'Notifications: Show Notifications');
+    const text = await center.innerText({ timeout: 1000 }).catch(() => '');
     return expected.test(text) ? text : undefined;
-  }, timeoutMs);
+  }, timeoutMs, 500);
 }
 
 /** Clicks a button of a notification toast. */
