@@ -1,12 +1,14 @@
 // The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
 // appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
 
 const MIB = 1024 * 1024;
 /** The text each frame brings: about 1 MiB/s at 60 frames per second. */
 const BYTES_PER_FRAME = Math.round(MIB / 60);
+/** The longest a frame may take (issue #24: two frames at 60 Hz). */
+const FRAME_GOAL_MS = 33;
 
 interface LiveResult {
   /** Time inside frames (append, render, scroll into view), summed: the renderer's cost. */
@@ -14,6 +16,9 @@ interface LiveResult {
   readonly wallMs: number;
   readonly frames: number;
   readonly longestFrameMs: number;
+  /** The 95th percentile of the frames' times, and how many frames took longer than FRAME_GOAL_MS. */
+  readonly p95FrameMs: number;
+  readonly framesOver: number;
   /** The renderer's part of a frame (append and render, without the browser's layout for the scroll). */
   readonly longestRenderMs: number;
   readonly renderOnlyMs: number;
@@ -31,7 +36,7 @@ interface LiveResult {
  * `bytesPerFrame` and one render per animation frame, following the answer to the
  * bottom as the chat view does; the last frame finishes the answer.
  */
-async function streamLive(args: { text: string; bytesPerFrame: number }): Promise<LiveResult> {
+async function streamLive(args: { text: string; bytesPerFrame: number; frameGoalMs: number }): Promise<LiveResult> {
   const root = document.getElementById('root');
   const chat = document.createElement('div');
   chat.className = 'aq-chat';
@@ -62,6 +67,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
   let renderOnlyMs = 0;
   let longestGapMs = 0;
   let lastByteToFinalMs = 0;
+  const frameTimes: number[] = [];
   // Let the page settle (the last run's teardown) before the clock starts.
   await nextFrame();
   const workerBefore = window.AQ.highlightingWorkerMs?.() ?? 0;
@@ -100,8 +106,12 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
     const frameMs = performance.now() - frameStart;
     renderMs += frameMs;
     longestFrameMs = Math.max(longestFrameMs, frameMs);
+    frameTimes.push(frameMs);
     frames++;
   }
+  frameTimes.sort((a, b) => a - b);
+  const p95FrameMs = frameTimes[Math.min(frameTimes.length - 1, Math.floor(frameTimes.length * 0.95))] ?? 0;
+  const framesOver = frameTimes.filter((ms) => ms > args.frameGoalMs).length;
   const wallMs = performance.now() - start;
   const workerMs = (window.AQ.highlightingWorkerMs?.() ?? 0) - workerBefore;
   // The browser's own work after the last frame (style, layout, paint of the final DOM).
@@ -111,7 +121,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number }): Promis
   renderer.flush?.();
   const equal = container.innerHTML === window.AQ.renderMarkdownOnce(args.text);
   chat.remove();
-  return { renderMs, wallMs, frames, longestFrameMs, longestRenderMs, renderOnlyMs, workerMs, longestGapMs, lastByteToFinalMs, equal, waited: waiting };
+  return { renderMs, wallMs, frames, longestFrameMs, p95FrameMs, framesOver, longestRenderMs, renderOnlyMs, workerMs, longestGapMs, lastByteToFinalMs, equal, waited: waiting };
 }
 
 /** The answers measured, each at `bytes` (the table at half). */
@@ -142,22 +152,49 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/**
+ * The main thread's layout and style time in a run, from the browser's own counters (CDP
+ * Performance.getMetrics), in ms: inside the frames and in the browser's rendering after them.
+ * (Its task and script counters do not count the frames' callbacks of an evaluated script.)
+ */
+interface MainThread {
+  readonly layoutMs: number;
+  readonly styleMs: number;
+}
+
+type Streamed = LiveResult & { worstFrameMs: number; main: MainThread };
+
+/** The browser's counters of main-thread time so far (seconds in CDP; ms here). */
+async function mainThreadNow(cdp: CDPSession): Promise<MainThread> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  const value = (name: string): number => (metrics.find((metric) => metric.name === name)?.value ?? 0) * 1000;
+  return { layoutMs: value('LayoutDuration'), styleMs: value('RecalcStyleDuration') };
+}
+
 /** Streams `text` RUNS times; each figure is the median over the runs, `worstFrameMs` the longest frame of all. */
-async function streamRuns(page: Page, text: string): Promise<LiveResult & { worstFrameMs: number }> {
+async function streamRuns(page: Page, text: string): Promise<Streamed> {
   const runs: LiveResult[] = [];
+  const mains: MainThread[] = [];
   const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
   for (let run = 0; run < RUNS; run++) {
     // Each run starts from a collected heap: the last run's answer is garbage that is not this run's.
     await cdp.send('HeapProfiler.collectGarbage');
-    runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME }));
+    const before = await mainThreadNow(cdp);
+    runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME, frameGoalMs: FRAME_GOAL_MS }));
+    const after = await mainThreadNow(cdp);
+    mains.push({ layoutMs: after.layoutMs - before.layoutMs, styleMs: after.styleMs - before.styleMs });
   }
   await cdp.detach();
+  const main = (key: keyof MainThread): number => median(mains.map((figures) => figures[key]));
   const at = (key: Exclude<keyof LiveResult, 'equal' | 'waited'>): number => median(runs.map((result) => result[key]));
   return {
     renderMs: at('renderMs'),
     wallMs: at('wallMs'),
     frames: at('frames'),
     longestFrameMs: at('longestFrameMs'),
+    p95FrameMs: at('p95FrameMs'),
+    framesOver: at('framesOver'),
     longestRenderMs: at('longestRenderMs'),
     renderOnlyMs: at('renderOnlyMs'),
     workerMs: at('workerMs'),
@@ -166,6 +203,7 @@ async function streamRuns(page: Page, text: string): Promise<LiveResult & { wors
     equal: runs.every((result) => result.equal),
     waited: Math.max(...runs.map((result) => result.waited)),
     worstFrameMs: Math.max(...runs.map((result) => result.longestFrameMs)),
+    main: { layoutMs: main('layoutMs'), styleMs: main('styleMs') },
   };
 }
 
@@ -230,7 +268,7 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
   const loads: Loads = [['idle', (work) => work()], ['one core busy', busy]];
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
-    const figures: Array<{ load: string; one: LiveResult & { worstFrameMs: number }; two: LiveResult & { worstFrameMs: number } }> = [];
+    const figures: Array<{ load: string; one: Streamed; two: Streamed }> = [];
     for (const [load, run] of loads) {
       const page = await open();
       try {
@@ -250,13 +288,13 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
       },
       {
         name: `${label}: longest frame (append + render + scroll)`,
-        value: each(({ one }) => `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`),
-        goal: '≤ 33 ms',
-        ok: figures.every(({ one }) => one.longestFrameMs <= 33),
+        value: each(({ one }) => `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; 95th percentile ${one.p95FrameMs.toFixed(1)} ms; ${one.framesOver} of ${one.frames} frames over ${FRAME_GOAL_MS} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`),
+        goal: `≤ ${FRAME_GOAL_MS} ms`,
+        ok: figures.every(({ one }) => one.longestFrameMs <= FRAME_GOAL_MS),
       },
       {
-        name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the highlighting worker's); final DOM equals one-shot`,
-        value: each(({ one, two }) => `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s, ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`),
+        name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the highlighting worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
+        value: each(({ one, two }) => `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`),
         goal: 'true',
         ok: figures.every(({ one, two }) => one.equal && two.equal),
       },

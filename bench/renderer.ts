@@ -415,6 +415,8 @@ const MIB = 1024 * 1024;
 /** Per answer, what each row of renderer-shapes.ts gives its one answer: about 1 MiB/s at 60 frames per second. */
 const COMPARE_BYTES_PER_FRAME = Math.round(MIB / 60);
 const COMPARE_RUNS = 5;
+/** The longest a Compare panel's frame may take (issue #23). */
+const COMPARE_FRAME_GOAL_MS = 50;
 /** An editor group wide enough for four columns side by side (each about 380 px). */
 const COMPARE_VIEWPORT = { width: 1600, height: 900 };
 
@@ -422,6 +424,9 @@ const COMPARE_VIEWPORT = { width: 1600, height: 900 };
 interface CompareRun {
   /** The longest frame: the appends it delivered plus every animation-frame callback in it (the columns' renders and scrolls). */
   readonly longestFrameMs: number;
+  /** The 95th percentile of the frames' times, and how many took longer than the panel's goal (COMPARE_FRAME_GOAL_MS). */
+  readonly p95FrameMs: number;
+  readonly framesOver: number;
   /** The longest time between two animation frames. */
   readonly longestGapMs: number;
   readonly frames: number;
@@ -442,7 +447,7 @@ interface CompareRun {
  * `bytesPerFrame` (as the host's bridge posts at most one per frame and turn), and the `turnEnd` with
  * a column's last text. Messages are dispatched synchronously, so their cost is counted in the frame.
  */
-async function streamCompare(args: { texts: string[]; labels: string[]; bytesPerFrame: number; run: number }): Promise<CompareRun> {
+async function streamCompare(args: { texts: string[]; labels: string[]; bytesPerFrame: number; run: number; frameGoalMs: number }): Promise<CompareRun> {
   const realRaf = window.requestAnimationFrame.bind(window);
   const nextFrame = (): Promise<number> => new Promise((resolve) => realRaf(resolve));
   // Every animation-frame callback of the page, timed and summed per frame (its timestamp).
@@ -519,8 +524,11 @@ async function streamCompare(args: { texts: string[]; labels: string[]; bytesPer
       waiting.push(got.filter(isWaiting).length);
       equal.push(got.length === expected.length && got.every((element, n) => isWaiting(element) || element.outerHTML === expected[n].outerHTML));
     }
+    const sorted = [...inRun].sort((a, b) => a - b);
     return {
       longestFrameMs: Math.max(0, ...inRun),
+      p95FrameMs: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))] ?? 0,
+      framesOver: inRun.filter((ms) => ms > args.frameGoalMs).length,
       longestGapMs,
       frames,
       workMs: inRun.reduce((sum, ms) => sum + ms, 0),
@@ -570,7 +578,7 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
     const cdp = await page.context().newCDPSession(page);
     for (let run = 0; run < COMPARE_RUNS; run++) {
       await cdp.send('HeapProfiler.collectGarbage');
-      runs.push(await page.evaluate(streamCompare, { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run }));
+      runs.push(await page.evaluate(streamCompare, { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run, frameGoalMs: COMPARE_FRAME_GOAL_MS }));
       const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
       if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
     }
@@ -590,9 +598,9 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
   const rows: BenchRow[] = [
     {
       name: `${label}: the panel's longest frame (4 appends + every column's render and scroll)`,
-      value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms; answer panel, each answer alone: ${aloneFrames})`,
-      goal: '≤ 50 ms',
-      ok: longest <= 50,
+      value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; 95th percentile ${middle(runs.map((r) => r.p95FrameMs)).toFixed(1)} ms; ${middle(runs.map((r) => r.framesOver))} of ${middle(runs.map((r) => r.frames))} frames over ${COMPARE_FRAME_GOAL_MS} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms; answer panel, each answer alone: ${aloneFrames})`,
+      goal: `≤ ${COMPARE_FRAME_GOAL_MS} ms`,
+      ok: longest <= COMPARE_FRAME_GOAL_MS,
     },
   ];
   for (const [i, [name]] of columns.entries()) {

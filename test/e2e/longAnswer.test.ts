@@ -79,9 +79,10 @@ describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2
     });
     // The middle may be text that crossed over (each batch's newest 16 KiB, some 18 screens of
     // this answer), which the view renders without asking: then the reader scrolls on, 4 screens at
-    // a time, until the view reaches groups the extension host held.
-    for (let step = 0; step < 12; step++) {
-      const asked = await waitFor('the groups near the view to be asked for', async () => (await arrivals()).heldTexts > 0 || undefined, 2000, 100).then(() => true, () => false);
+    // a time, until the view reaches groups the extension host held. (How many screens the text
+    // that crossed over takes before it is laid out depends on the groups' estimated heights.)
+    for (let step = 0; step < 40; step++) {
+      const asked = await waitFor('the groups near the view to be asked for', async () => (await arrivals()).heldTexts > 0 || undefined, 1500, 100).then(() => true, () => false);
       if (asked) break;
       await scroller.evaluate((element) => {
         element.scrollTop += element.clientHeight * 4;
