@@ -45,7 +45,7 @@ export function activationCount(workbench: Pick<Workbench, 'userDataDir'>): numb
 
 /** Whether the extension host has activated this extension (read from its log; no UI involved). */
 export function isExtensionActivated(workbench: Pick<Workbench, 'userDataDir'>): boolean {
-  return extensionHostLog(workbench)?.includes(`_doActivateExtension ${EXTENSION_ID}`) === true;
+  return activationCount(workbench) > 0;
 }
 
 /**
