@@ -232,24 +232,39 @@ describe('Compare panel in Chromium', function () {
         }),
       ids);
     const twoFrames = (): Promise<unknown> => page!.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    // Text that comes faster than a screen between two follows is followed at most every 100 ms (transcript.ts): a second is plenty.
+    const followed = (which: readonly string[]): Promise<unknown> =>
+      page!
+        .waitForFunction(
+          (all) =>
+            all.every((id) => {
+              const body = document.querySelector(`section[data-turn-id="${id}"] .aq-column-body`) as HTMLElement;
+              return body.scrollHeight - body.scrollTop - body.clientHeight < 2;
+            }),
+          which,
+          { timeout: 1000 },
+        )
+        .catch(() => undefined);
 
     await sendOverFrames(page, interleaved(Object.fromEntries(ids.map((id) => [id, paragraphs(id, 0, 40)])), 7));
     await page.waitForFunction((all) => all.every((id) => document.querySelector(`section[data-turn-id="${id}"]`)?.textContent?.includes(`Paragraph 39 of ${id}`)), ids);
-    await twoFrames();
+    await followed(ids);
     for (const [i, d] of (await distances()).entries()) {
       assert.ok(d.overflows, `column ${ids[i]} holds more than two screens`);
       assert.ok(d.fromEnd < 2, `column ${ids[i]} follows its answer: ${JSON.stringify(d)}`);
     }
 
     // The reader goes back to the start of the second column; the answers go on.
-    await columnOf(page, 'c2').locator('.aq-column-body').evaluate((body) => {
-      body.scrollTop = 0;
-    });
+    const box = await columnOf(page, 'c2').locator('.aq-column-body').boundingBox();
+    assert.ok(box !== null);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, -100_000);
+    await page.waitForFunction(() => document.querySelector('section[data-turn-id="c2"] .aq-column-body')?.scrollTop === 0);
     await twoFrames();
     await sendOverFrames(page, interleaved(Object.fromEntries(ids.map((id) => [id, paragraphs(id, 40, 80)])), 8));
     await send(page, ...ids.map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
     await allRendered(page, ids);
-    await twoFrames();
+    await followed(['c1', 'c3', 'c4']);
     const after = await distances();
     assert.equal(after[1].top, 0, 'the column the reader scrolled up stays at its start');
     for (const i of [0, 2, 3]) assert.ok(after[i].fromEnd < 2, `column ${ids[i]} followed its answer to its end: ${JSON.stringify(after[i])}`);

@@ -269,6 +269,8 @@ describe('renderer streams long blocks in Chromium', function () {
             const code = out.querySelector('.aq-code code');
             let sameHeight = true;
             if (code instanceof HTMLElement) {
+              // Every chunk laid out (off screen they take an estimated height): their real heights add up.
+              for (const chunk of chunks) (chunk as HTMLElement).style.contentVisibility = 'visible';
               const flat = code.cloneNode(false) as HTMLElement;
               flat.textContent = code.textContent;
               code.after(flat);
@@ -288,6 +290,57 @@ describe('renderer streams long blocks in Chromium', function () {
         assert.ok(result.sameHeight, summary);
       });
     }
+
+    it('a long code block: chunks off screen are skipped, and a line far wider than the view is laid out whole, the block scrolling sideways to its end', async () => {
+      const result = await page.evaluate(async () => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        const scroller = document.createElement('div');
+        scroller.style.cssText = 'height: 400px; width: 300px; overflow: auto';
+        const out = document.createElement('div');
+        out.className = 'aq-answer';
+        scroller.append(out);
+        document.body.append(scroller);
+        try {
+          const lines = Array.from({ length: 6000 }, (_, i) => `const value${i} = compute(${i}, "text");`);
+          const wide = `const wide = "${'w'.repeat(3000)}";`;
+          lines[3000] = wide;
+          const text = '```ts\n' + lines.join('\n') + '\n```\n';
+          const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+          for (let at = 0; at < text.length; at += 8192) renderer.append(text.slice(at, at + 8192));
+          renderer.finish();
+          await frame();
+          await frame();
+          const chunks = [...out.querySelectorAll('.aq-code-chunk')];
+          // Whether a chunk's content is shown, told by a highlighted token in it (the first 128 Ki characters are highlighted).
+          const tokens = chunks.map((chunk) => chunk.querySelector('span')).filter((token) => token !== null);
+          const shownAtTop = tokens.filter((token) => token.checkVisibility({ contentVisibilityAuto: true })).length;
+          // The chunk with the wide line comes into view.
+          const chunk = chunks.find((c) => c.textContent?.includes(wide) === true) as HTMLElement;
+          chunk.scrollIntoView();
+          await frame();
+          await frame();
+          const walker = document.createTreeWalker(chunk, NodeFilter.SHOW_TEXT);
+          let node: Node | null;
+          while ((node = walker.nextNode()) !== null && !(node.textContent ?? '').includes('wwww')) {
+            // the text node of the wide line's string
+          }
+          const range = document.createRange();
+          range.selectNodeContents(node as Node);
+          const line = range.getBoundingClientRect();
+          const box = chunk.getBoundingClientRect();
+          const pre = chunk.closest('pre') as HTMLElement;
+          return { chunks: chunks.length, highlighted: tokens.length, shownAtTop, lineWidth: Math.round(line.width), lineRight: Math.round(line.right), chunkRight: Math.round(box.right), preScroll: pre.scrollWidth, preWidth: pre.clientWidth };
+        } finally {
+          scroller.remove();
+        }
+      });
+      const summary = JSON.stringify(result);
+      assert.ok(result.highlighted >= 8 && result.shownAtTop < result.highlighted / 2, `most chunks are skipped: ${summary}`);
+      assert.ok(result.lineWidth > 3 * result.preWidth, `the wide line is wider than the block: ${summary}`);
+      // A chunk clips what overflows it (it is contained): the wide line must end inside it.
+      assert.ok(result.lineRight <= result.chunkRight + 1, `the chunk holds the whole line: ${summary}`);
+      assert.ok(result.preScroll >= result.lineWidth, `the block scrolls sideways to the line's end: ${summary}`);
+    });
   });
 
   describe('long runs of children come in groups, so no element has thousands of children', () => {

@@ -337,18 +337,57 @@ describe('webview UI in Chromium', function () {
         const el = document.querySelector('.aq-transcript');
         return el !== null && el.textContent?.includes('Paragraph 29') === true && el.scrollHeight > el.clientHeight * 2 && el.scrollHeight - el.scrollTop - el.clientHeight < 2;
       });
-      await page.locator('.aq-transcript').evaluate((el) => {
-        el.scrollTop = 0;
-      });
-      await page.waitForFunction(() => (document.querySelector('.aq-transcript')?.scrollTop ?? -1) === 0);
+      // The reader wheels back to the top (a move of the view the reader did not make, such as the browser's scroll anchoring, does not count).
       await page.mouse.move(200, 200);
-      await page.mouse.wheel(0, -100);
+      await page.mouse.wheel(0, -100_000);
+      await page.waitForFunction(() => (document.querySelector('.aq-transcript')?.scrollTop ?? -1) === 0);
       for (let i = 30; i < 40; i++) {
         await send(page, { type: 'append', turnId: 'a1', text: paragraph(i) });
       }
       await page.waitForFunction(() => document.querySelector('.aq-transcript')?.textContent?.includes('Paragraph 39') === true);
       await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       assert.equal(await page.locator('.aq-transcript').evaluate((el) => el.scrollTop), 0);
+    });
+
+    it('follows text that comes at typing pace in the frame it is shown, and text that floods in (screens a frame) at most every 100 ms, to its very end', async () => {
+      page = await open('chat');
+      await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'go'), turn('a1', 'assistant', '')]) });
+      await page.locator('[data-turn-id="a1"]').waitFor();
+      const result = await page.evaluate(async () => {
+        const scroller = document.querySelector('.aq-transcript') as HTMLElement;
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        const fromEnd = (): number => scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight;
+        const append = (text: string): void => window.postMessage({ type: 'append', turnId: 'a1', text }, '*');
+        // Typing pace: a short paragraph a frame; after two frames each is in view.
+        const typing: number[] = [];
+        for (let i = 0; i < 80; i++) {
+          append(`Line ${i} of the answer, a few words at a time.\n\n`);
+          await frame();
+          await frame();
+          if (scroller.scrollHeight > 2 * scroller.clientHeight) typing.push(Math.round(fromEnd()));
+        }
+        // A flood: about 5 KiB a frame (several screens, little enough to render in the frame) for 60 frames. Every follow (a move of the view to the end) is counted.
+        let follows = 0;
+        scroller.addEventListener('scroll', () => void (fromEnd() < 2 && follows++));
+        const started = performance.now();
+        for (let i = 0; i < 60; i++) {
+          append(`Flood ${i}: ${'many words of a long answer that streams very fast.\n\n'.repeat(100)}`);
+          await frame();
+        }
+        window.postMessage({ type: 'turnEnd', turnId: 'a1', status: 'done' }, '*');
+        const floodMs = performance.now() - started;
+        // Its end is followed within a few frames of the last render.
+        const deadline = performance.now() + 2000;
+        while (!(document.querySelector('[data-turn-id="a1"] [data-role="assistant"]')?.getAttribute('aria-busy') === 'false' && fromEnd() < 2) && performance.now() < deadline) await frame();
+        return { typing, follows, floodMs, endFromEnd: Math.round(fromEnd()), lastShown: scroller.textContent?.includes('Flood 59') === true };
+      });
+      const summary = JSON.stringify(result);
+      assert.ok(result.typing.length >= 20, `the typed answer grew past two screens: ${summary}`);
+      assert.ok(result.typing.every((distance) => distance < 2), `each typed line was followed at once: ${summary}`);
+      assert.ok(result.follows >= 2, `the flood was followed: ${summary}`);
+      // Three frames to tell a flood, one follow every 100 ms, the end's: 61 follows (one a frame) before.
+      assert.ok(result.follows <= Math.ceil(result.floodMs / 100) + 4, `the flood was followed at most every 100 ms: ${summary}`);
+      assert.ok(result.lastShown && result.endFromEnd < 2, `the view ends at the answer's end: ${summary}`);
     });
   });
 
