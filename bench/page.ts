@@ -1,6 +1,7 @@
-// The renderer benchmark's page bundle: the shipped renderer plus the naive baseline and what the
-// markup rows compare (bench only).
+// The renderer benchmark's page bundle: the shipped renderer plus the naive baseline, what the
+// markup rows compare, and how the views follow their text (bench only).
 export * from '../src/webview/render/index';
 export { NaiveRenderer } from './naive';
+export { AutoScroller } from '../src/webview/transcript';
 export { buildMarkup } from '../src/webview/render/markup';
 export { purifiedFragment, renderMarkup as markupOf } from '../src/webview/render/markdown';

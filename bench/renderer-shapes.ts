@@ -34,7 +34,7 @@ interface LiveResult {
 /**
  * Runs in the page: streams `text` into a transcript styled by the real webview.css,
  * `bytesPerFrame` and one render per animation frame, following the answer to the
- * bottom as the chat view does; the last frame finishes the answer.
+ * bottom as the chat view does (its AutoScroller); the last frame finishes the answer.
  */
 async function streamLive(args: { text: string; bytesPerFrame: number; frameGoalMs: number }): Promise<LiveResult> {
   const root = document.getElementById('root');
@@ -48,6 +48,10 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
   chat.append(scroller);
   root?.replaceChildren(chat);
   let pending: Array<() => void> = [];
+  // The views' own following (at once, or at most every 100 ms while the text floods in).
+  const AutoScroller = window.AQ.AutoScroller;
+  if (AutoScroller === undefined) throw new Error('the bench page has no AutoScroller');
+  const follow = new AutoScroller(scroller);
   // Following the answer forces the browser's layout; it is done after the render to time both.
   let rendered = false;
   const renderer = new window.AQ.IncrementalRenderer(container, {
@@ -96,7 +100,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
     const renderEnd = performance.now();
     if (rendered) {
       rendered = false;
-      scroller.scrollTop = scroller.scrollHeight;
+      follow.update();
     }
     if (offset >= args.text.length && renderer.done) {
       lastByteToFinalMs = performance.now() - lastByteAt;

@@ -286,31 +286,27 @@ export class Transcript {
  * every frame made it lay out and paint a whole screen of new text in every frame.
  */
 const FLOOD_FOLLOW_MS = 100;
-/** A move of the view up this soon after the reader wheeled, touched, pressed a key or focused something in it is the reader's. */
-const READER_MS = 1000;
 
 /**
  * Keeps a scroll container at the bottom while content grows, unless the user scrolled up. The
  * view follows a frame after the text is rendered (see the frame loop in render/pacer.ts), so the
- * text may have grown again by the time the scroll that followed it is reported: only the reader's
- * move up, away from where the view was put, lets go; reaching the bottom again holds on. Text that comes
+ * text may have grown again by the time the scroll that followed it is reported: only a move up,
+ * away from where the view was put, lets go; reaching the bottom again holds on. Text that comes
  * slower than a screen between two follows is followed at once; once the follows of three frames
- * in a row each moved it more than a screen, at most every FLOOD_FOLLOW_MS, and its last change always within that time.
+ * in a row each moved the view more than a screen, at most every FLOOD_FOLLOW_MS, and its last
+ * change always within that time.
  */
 export class AutoScroller {
   private stick = true;
   /** Where the view was last put or seen. */
   private top = 0;
-  /** When the view last followed its content, and whether it moved by more than a screen then. */
+  /** When the view last followed its content, and whether text floods in (see FLOOD_FOLLOW_MS). */
   private followedAt = Number.NEGATIVE_INFINITY;
   private flooding = false;
   /** How far the view moved in the frame of its last follow, and how many frames of follows before it each moved it more than a screen. */
   private move = 0;
   private streak = 0;
   private frame: CSSNumberish | null = null;
-  /** When the reader last wheeled, touched, pressed a key or focused something in the view; whether a pointer is down in it. */
-  private readerAt = Number.NEGATIVE_INFINITY;
-  private dragging = false;
   /** A follow put off while the text floods in. */
   private timer: ReturnType<typeof setTimeout> | undefined;
 
@@ -318,31 +314,13 @@ export class AutoScroller {
     scroller.addEventListener('scroll', () => {
       const top = scroller.scrollTop;
       if (scroller.scrollHeight - top - scroller.clientHeight < 24) {
-        this.stick = true;
-      } else if (top < this.top - 1 && this.reader()) {
-        this.stick = false;
+        this.following(true);
+      } else if (top < this.top - 1) {
+        this.following(false);
       }
       this.top = top;
     });
-    // What the reader does to move the view. The browser moves it too (scroll anchoring keeps
-    // the text in view in place when a group above it takes its real height): that is no reason
-    // to stop following.
-    const moved = (): void => void (this.readerAt = performance.now());
-    scroller.addEventListener('wheel', moved, { passive: true });
-    scroller.addEventListener('touchmove', moved, { passive: true });
-    scroller.addEventListener('keydown', moved);
-    scroller.addEventListener('focusin', moved);
-    scroller.addEventListener('pointerdown', () => {
-      // Dragging the scroll bar: the reader's until the pointer is up.
-      this.dragging = true;
-      moved();
-    });
-    scroller.ownerDocument.addEventListener('pointerup', () => {
-      if (this.dragging) {
-        this.dragging = false;
-        moved();
-      }
-    });
+    this.following(true);
     // The content also grows with no change to the DOM: a chunk or group off screen takes an
     // estimated height until the browser lays it out (webview.css), so the end moves after the
     // follow that brought it into view.
@@ -352,9 +330,17 @@ export class AutoScroller {
     }
   }
 
-  /** Whether the reader moved the view just now (see the constructor). */
-  private reader(): boolean {
-    return this.dragging || performance.now() - this.readerAt < READER_MS;
+  /**
+   * Follows the content or lets go. While it follows, the browser does not anchor the view to the
+   * text in it (`overflow-anchor`): a group or chunk above the view that takes its real height
+   * would otherwise move the view up, which only the reader may do. Once the reader has let go,
+   * anchoring keeps what they read in place.
+   */
+  private following(stick: boolean): void {
+    if (stick !== this.stick || this.scroller.style.overflowAnchor === '') {
+      this.stick = stick;
+      this.scroller.style.overflowAnchor = stick ? 'none' : 'auto';
+    }
   }
 
   /** Content changed: follow it if the user is at the bottom. */
@@ -389,7 +375,7 @@ export class AutoScroller {
 
   /** Jump to the bottom and follow again (a new question). */
   reset(): void {
-    this.stick = true;
+    this.following(true);
     this.flooding = false;
     this.move = 0;
     this.streak = 0;
