@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, SurfaceState, Turn } from '../src/shared/protocol';
 import { waited, type BenchRow } from './core';
+import { traced } from './trace';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
 import { longShapes } from '../test/support/shapes';
 import { runHighlightingBench, runMarkupBench, runShapeBench } from './renderer-shapes';
@@ -578,7 +579,9 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
     const cdp = await page.context().newCDPSession(page);
     for (let run = 0; run < COMPARE_RUNS; run++) {
       await cdp.send('HeapProfiler.collectGarbage');
-      runs.push(await page.evaluate(streamCompare, { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run, frameGoalMs: COMPARE_FRAME_GOAL_MS }));
+      const args = { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run, frameGoalMs: COMPARE_FRAME_GOAL_MS };
+      // The middle run may be traced (env AQ_COMPARE_TRACE, a file path), to see what the panel's frames are made of.
+      runs.push(await traced(page, run === Math.floor(COMPARE_RUNS / 2) ? process.env.AQ_COMPARE_TRACE : undefined, 'a Compare run', () => page.evaluate(streamCompare, args)));
       const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
       if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
     }

@@ -3,7 +3,7 @@
 // at full socket speed fares in the panel and in the output channel (time to the final DOM or the
 // channel's footer, and the longest stall of each main thread). Times are epoch ms on both sides:
 // the reference service runs in this process, Date.now() in the pages reads the same clock.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FrameLocator, Locator, Page } from 'playwright-core';
@@ -16,6 +16,7 @@ import { showOutputChannel } from '../test/support/workbench/output';
 import { openViewContainer, sendFromComposer, surfaceFrame } from '../test/support/workbench/views';
 import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
+import { traced } from './trace';
 
 const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
@@ -524,7 +525,7 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     }
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
     if (PARTS.has('code')) rows.push(...(await codeIntoPanel(workbench)));
-    if (PARTS.has('panel')) rows.push(...(await traced(workbench, () => bigIntoPanel(workbench))));
+    if (PARTS.has('panel')) rows.push(...(await traced(workbench.page, TRACE_FILE, 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1')));
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
   } finally {
@@ -547,31 +548,3 @@ async function paintRows(workbench: Workbench): Promise<BenchRow[]> {
   return [...latencyRows('answer panel', panelLatencies), ...latencyRows('Chat view', chatLatencies)];
 }
 
-/**
- * Runs `part` inside a Chromium performance trace written to `TRACE_FILE` (as Chrome's
- * performance panel loads it), or just runs it when no file is asked for.
- */
-async function traced<T>(workbench: Workbench, part: () => Promise<T>): Promise<T> {
-  if (TRACE_FILE === undefined || TRACE_FILE === '') return part();
-  const cdp = await workbench.context.newCDPSession(workbench.page);
-  await cdp.send('Tracing.start', {
-    transferMode: 'ReturnAsStream',
-    traceConfig: { includedCategories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'blink', 'cc', 'gpu', 'toplevel', 'ipc', 'mojom', 'blink.user_timing', ...(process.env.AQ_WB_TRACE_JS === '1' ? ['disabled-by-default-v8.cpu_profiler'] : [])] },
-  });
-  try {
-    return await part();
-  } finally {
-    const done = new Promise<string>((resolve) => cdp.once('Tracing.tracingComplete', (event) => resolve(event.stream ?? '')));
-    await cdp.send('Tracing.end');
-    const handle = await done;
-    const chunks: string[] = [];
-    for (;;) {
-      const piece = await cdp.send('IO.read', { handle, size: 1 << 20 });
-      chunks.push(piece.base64Encoded === true ? Buffer.from(piece.data, 'base64').toString('utf8') : piece.data);
-      if (piece.eof) break;
-    }
-    await cdp.send('IO.close', { handle });
-    await writeFile(TRACE_FILE, chunks.join(''));
-    console.error(`trace of the 10 MiB panel run: ${TRACE_FILE}`);
-  }
-}

@@ -279,9 +279,9 @@ export class Transcript {
 }
 
 /**
- * When the view last followed its content by more than a screen, the text comes faster than
- * anyone reads it: the view follows it at most this often (a lone answer at 1 MiB/s grows by
- * dozens of screens a second). Between those follows the browser neither lays out nor paints the
+ * When the view's follows of three frames in a row each moved it by more than a screen, the text
+ * comes faster than anyone reads it: the view follows it at most this often (a lone answer at
+ * 1 MiB/s grows by dozens of screens a second). Between those follows the browser neither lays out nor paints the
  * new text below the view (groups and chunks off screen are skipped, see webview.css); following
  * every frame made it lay out and paint a whole screen of new text in every frame.
  */
