@@ -558,7 +558,8 @@ function middle(values: readonly number[]): number {
 export async function runCompareRendererBench(browser: Browser, server: LoopbackServer, alone: readonly BenchRow[]): Promise<BenchRow[]> {
   const loadBefore = os.loadavg();
   server.route('/compare-webview.js', 'text/javascript', await bundle('src/webview/main.ts', { minify: true }));
-  server.route('/compare', 'text/html', webviewPage({ origin: server.origin, surface: 'compare', scripts: ['/render.js', '/compare-webview.js'], styles: ['/webview.css'] }));
+  // As in the product, the page names its highlighting worker's script (render/highlighter.ts).
+  server.route('/compare', 'text/html', webviewPage({ origin: server.origin, surface: 'compare', scripts: ['/render.js', '/compare-webview.js'], styles: ['/webview.css'], highlighter: '/highlighter.js' }));
   // The same texts as renderer-shapes.ts's rows at 1 MiB (shapes of seed 7, the generated answer).
   const shapes = longShapes(MIB, 7);
   const columns: Array<[string, string]> = [
