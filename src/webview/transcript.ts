@@ -281,9 +281,10 @@ export class Transcript {
 /**
  * When the view's follows of three frames in a row each moved it by more than a screen, the text
  * comes faster than anyone reads it: the view follows it at most this often (a lone answer at
- * 1 MiB/s grows by dozens of screens a second). Between those follows the browser neither lays out nor paints the
- * new text below the view (groups and chunks off screen are skipped, see webview.css); following
- * every frame made it lay out and paint a whole screen of new text in every frame.
+ * 1 MiB/s grows by dozens of screens a second). Between those follows the browser neither lays out
+ * nor paints the new text below the view (groups and chunks off screen are skipped, see
+ * webview.css); following every frame made it lay out and paint a whole screen of new text in
+ * every frame.
  */
 const FLOOD_FOLLOW_MS = 100;
 
@@ -320,7 +321,7 @@ export class AutoScroller {
       }
       this.top = top;
     });
-    this.following(true);
+    scroller.style.overflowAnchor = 'none';
     // The content also grows with no change to the DOM: a chunk or group off screen takes an
     // estimated height until the browser lays it out (webview.css), so the end moves after the
     // follow that brought it into view.
@@ -337,7 +338,7 @@ export class AutoScroller {
    * anchoring keeps what they read in place.
    */
   private following(stick: boolean): void {
-    if (stick !== this.stick || this.scroller.style.overflowAnchor === '') {
+    if (stick !== this.stick) {
       this.stick = stick;
       this.scroller.style.overflowAnchor = stick ? 'none' : 'auto';
     }
