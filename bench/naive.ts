@@ -1,6 +1,7 @@
 // The renderer benchmark's baseline (never shipped): re-renders the whole answer on every update.
 import type { RendererOptions } from '../src/webview/render/incremental';
-import { parseMarkdown, renderTokens, sanitizeToFragment } from '../src/webview/render/markdown';
+import { sanitizeToFragment } from '../src/webview/render/markdown';
+import { parseMarkdown, renderTokens } from '../src/webview/render/parse';
 
 /** Every update parses, sanitizes and replaces the whole answer (coalesced per frame, like the real renderer). */
 export class NaiveRenderer {

@@ -4,4 +4,5 @@ export * from '../src/webview/render/index';
 export { NaiveRenderer } from './naive';
 export { AutoScroller } from '../src/webview/transcript';
 export { buildMarkup } from '../src/webview/render/markup';
-export { purifiedFragment, renderMarkup as markupOf } from '../src/webview/render/markdown';
+export { purifiedFragment } from '../src/webview/render/markdown';
+export { renderMarkup as markupOf } from '../src/webview/render/parse';

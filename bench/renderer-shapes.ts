@@ -1,6 +1,7 @@
 // The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
 // appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
 import type { CDPSession, Page } from 'playwright-core';
+import { writeFile } from 'node:fs/promises';
 import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
 
@@ -141,6 +142,9 @@ function answers(bytes: number, generated: (bytes: number) => string): Array<[st
   return all.filter(([name]) => ONLY.length === 0 || ONLY.some((word) => name.includes(word)));
 }
 
+/** AQ_SHAPES_PROFILE=file.cpuprofile: a CPU profile of the page in the middle run of each shape streamed (the last one written stays). */
+const PROFILE_FILE = process.env.AQ_SHAPES_PROFILE || undefined;
+
 /** Only the shapes whose name has one of these words (env AQ_SHAPES, comma-separated, e.g. `list,generated`; all by default). */
 const ONLY = (process.env.AQ_SHAPES ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
 
@@ -185,7 +189,14 @@ async function streamRuns(page: Page, text: string): Promise<Streamed> {
     // Each run starts from a collected heap: the last run's answer is garbage that is not this run's.
     await cdp.send('HeapProfiler.collectGarbage');
     const before = await mainThreadNow(cdp);
+    const profile = run === Math.floor(RUNS / 2) ? PROFILE_FILE : undefined;
+    if (profile !== undefined) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
     runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME, frameGoalMs: FRAME_GOAL_MS }));
+    if (profile !== undefined) {
+      const { profile: recorded } = await cdp.send('Profiler.stop');
+      await writeFile(profile, JSON.stringify(recorded));
+      console.error(`CPU profile of a run: ${profile}`);
+    }
     const after = await mainThreadNow(cdp);
     mains.push({ layoutMs: after.layoutMs - before.layoutMs, styleMs: after.styleMs - before.styleMs });
   }

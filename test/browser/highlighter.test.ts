@@ -45,6 +45,35 @@ function codeAnswer(): string {
   ].join('\n');
 }
 
+/**
+ * Long paragraphs, which stream through the worker's text lanes: one line of about 200 KiB with
+ * hostile markup and links near its end, one of wrapped lines, one of wrapped lines with a backtick left
+ * open until its end; the last two use a reference defined between them and the first. (A
+ * paragraph of one line streams only as the answer's first block: before its line ends, nothing
+ * says where the block before it ends.)
+ */
+function paragraphAnswer(): string {
+  const hostile = [
+    '<script>window.__pwned = true</script>',
+    '<img src=x onerror="window.__pwned = true">',
+    '[click](javascript:window.__pwned=true)',
+    '![x](javascript:window.__pwned=true)',
+    '<a href="command:workbench.action.quit">quit</a>',
+    '[quit](command:workbench.action.quit)',
+    '*open',
+  ];
+  const words = longShapes(200 * 1024, 11).paragraph.split('\n\n')[0].split(' ');
+  // In the last fifth: a link the sanitizer refuses stays text with a `[`, which keeps the rest of the paragraph in one chunk.
+  const mixed = words.map((word, i) => (i % 150 === 75 && i > words.length * 0.8 ? `${word} ${hostile[Math.floor(i / 150) % hostile.length]}` : word)).join(' ');
+  const wrapped = (bytes: number, seed: number): string =>
+    longShapes(bytes, seed)
+      .wrapped.trim()
+      .split('\n')
+      .map((line, i) => (i % 40 === 20 ? `${line} see [the third][ref 3].` : line))
+      .join('\n');
+  return [mixed, '', '[REF 3]: https://example.com/three', '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', ''].join('\n');
+}
+
 /** A panel state with one streaming answer. */
 function panelState(): SurfaceState {
   const startedAt = Date.now();
@@ -66,6 +95,9 @@ describe('highlighting worker in Chromium', function () {
     server = await LoopbackServer.start();
     await routeWebviewAssets(server, { renderer: true });
     server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts'));
+    // The real worker, failing at the 20th text it is given (in the middle of a long paragraph).
+    const real = await bundle('src/webview/worker/highlight.ts');
+    server.route('/late-crashing-highlighter.js', 'text/javascript', `${real}\n;(() => { const take = onmessage; let adds = 0; onmessage = (event) => { if (event.data.type === 'add' && ++adds === 20) throw new Error('the worker crashed'); take(event); }; })();`);
     // Loads, says it is ready, then fails at the first code it is given.
     server.route('/crashing-highlighter.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the highlighter crashed'); };`);
     server.route('/broken-highlighter.js', 'text/javascript', `throw new Error('the highlighter does not load');`);
@@ -85,31 +117,38 @@ describe('highlighting worker in Chromium', function () {
   });
 
   /** An answer panel page under the webview's CSP, naming `highlighter` as its worker's script (or none). */
-  async function open(highlighter: string | undefined): Promise<Page> {
+  async function open(highlighter: string | undefined, before?: (page: Page) => Promise<void>): Promise<Page> {
     const pathname = `/panel-${++pages}`;
     server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', highlighter, scripts: ['/render.js', '/webview.js'], styles: ['/webview.css'] }));
     const created = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    await before?.(created);
     await created.addInitScript(`window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
     await created.goto(`${server.origin}${pathname}`);
     await created.waitForFunction(() => window.__messages.length > 0);
     return created;
   }
 
-  /** Streams `text` into the panel's answer in seeded pieces, a few per frame, ends it, and waits until it is all rendered. */
-  async function stream(target: Page, text: string, seed: number): Promise<void> {
+  /**
+   * Streams `text` into the panel's answer in seeded pieces, a few per frame (`slow`: smaller
+   * pieces, one per frame), ends it, and waits until it is all rendered.
+   */
+  async function stream(target: Page, text: string, seed: number, slow = false): Promise<void> {
     const messages: HostToWebview[] = [{ type: 'state', state: panelState() }];
     let at = 0;
-    for (const size of randomPieces(seed, text.length, 300, 20_000, 0.05)) {
+    for (const size of slow ? randomPieces(seed, text.length, 200, 6_000, 0.05) : randomPieces(seed, text.length, 300, 20_000, 0.05)) {
       messages.push({ type: 'append', turnId: 'a', text: text.slice(at, at + size) });
       at += size;
     }
     messages.push({ type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 });
-    await target.evaluate(async (all) => {
-      for (let i = 0; i < all.length; i++) {
-        window.postMessage(all[i], '*');
-        if (i % 4 === 3) await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-      }
-    }, messages);
+    await target.evaluate(
+      async ({ all, every }) => {
+        for (let i = 0; i < all.length; i++) {
+          window.postMessage(all[i], '*');
+          if (i % every === every - 1) await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        }
+      },
+      { all: messages, every: slow ? 1 : 4 },
+    );
     await target.waitForFunction(() => document.querySelector('[data-turn-id="a"][data-role="assistant"]')?.getAttribute('aria-busy') === 'false', undefined, { timeout: 60_000 });
   }
 
@@ -195,6 +234,56 @@ describe('highlighting worker in Chromium', function () {
     assert.equal(result.framedEqual, true);
     assert.equal(result.addedBySync, 0, 'the synchronous renderer gave the worker no code');
     assert.ok(result.addedByFramed > 0, 'the framed renderer gave the worker its code');
+  });
+
+  /** What the answer holds that came alive from its text: elements that run or open something. */
+  function aliveInAnswer(target: Page): Promise<string[]> {
+    return target.evaluate(() =>
+      [...document.querySelectorAll('[data-turn-id="a"] .aq-answer *')]
+        .filter((element) => ['SCRIPT', 'IFRAME', 'OBJECT', 'EMBED'].includes(element.tagName) || [...element.attributes].some((attribute) => attribute.name.startsWith('on') || (['href', 'src'].includes(attribute.name) && !/^(?:https?:|mailto:|data:image\/)/i.test(attribute.value))))
+        .map((element) => element.outerHTML.slice(0, 80)),
+    );
+  }
+
+  /** Counts the page's messages to its worker by type (set before the page's script runs). */
+  async function countToWorker(target: Page): Promise<void> {
+    await target.addInitScript(() => {
+      const counts: Record<string, number> = {};
+      (window as unknown as { __toWorker: Record<string, number> }).__toWorker = counts;
+      const post = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')?.value as (this: Worker, ...args: unknown[]) => void;
+      Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
+        const type = (message as { type?: string } | null)?.type ?? '?';
+        counts[type] = (counts[type] ?? 0) + 1;
+        post.call(this, message, ...rest);
+      } as typeof Worker.prototype.postMessage;
+    });
+  }
+
+  it('long paragraphs are cut and rendered in the worker, and the answer ends as a one-shot render; hostile text stays inert', async () => {
+    page = await open('/highlighter.js', countToWorker);
+    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    const text = paragraphAnswer();
+    await stream(page, text, 51, true);
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
+    const toWorker = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
+    // The renderer may find a paragraph whole when it gets to it (it streams only what is still open).
+    assert.ok((toWorker.openText ?? 0) >= 2, `the long paragraphs went to the worker (${toWorker.openText ?? 0} of 3)`);
+    assert.ok((toWorker.add ?? 0) > 20, `the paragraphs' text went to the worker as it came (${toWorker.add ?? 0} times)`);
+    assert.ok((await page.locator('.aq-answer p > .aq-text-chunk').count()) > 20, 'the paragraphs are in chunks');
+    assert.ok((await page.locator('.aq-answer p').filter({ hasText: 'window.__pwned' }).count()) > 0, 'the hostile text is there, as text');
+    assert.ok((await page.locator('.aq-answer a[href="https://example.com/three"]').count()) > 10, 'the paragraphs\' references are links');
+    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'worker', 'the worker stayed up');
+  });
+
+  it('a worker that fails in the middle of a long paragraph: the page renders the rest, to the same DOM', async () => {
+    page = await open('/late-crashing-highlighter.js');
+    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    const text = paragraphAnswer();
+    await stream(page, text, 52, true);
+    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'page', 'the page knows the worker is gone');
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
   });
 
   it('without a worker named, the page highlights, to the same DOM', async () => {

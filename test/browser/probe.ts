@@ -28,4 +28,5 @@ count(hljs, 'highlight', 'highlighted');
 count(DOMParser.prototype, 'parseFromString', 'sanitized');
 
 export { buildMarkup } from '../../src/webview/render/markup';
-export { purifiedFragment, renderMarkup as markupOf } from '../../src/webview/render/markdown';
+export { purifiedFragment } from '../../src/webview/render/markdown';
+export { renderMarkup as markupOf } from '../../src/webview/render/parse';

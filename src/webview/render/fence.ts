@@ -1,6 +1,7 @@
 import { codeLanguage, codePiece, highlightEnd } from './code';
 import { remoteLane, type PieceSink, type RemoteLane } from './highlighter';
-import { fenceInfo, highlightedNodes, renderCodeShell, type MdToken } from './markdown';
+import { highlightedNodes } from './markdown';
+import { fenceInfo, renderCodeShell, type MdToken } from './parse';
 import type { HighlightedPiece } from '../worker/protocol';
 import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
 import type { Placement } from './groups';

@@ -1,8 +1,8 @@
 /**
- * The page's side of its highlighting worker (worker/highlight.ts). A streamed code block hands its
- * code to a lane of the worker and places the pieces that come back; until the worker is ready, or
- * if it cannot start or fails, code is highlighted on the page as before (render/fence.ts), with
- * the same result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
+ * The page's side of its worker (worker/highlight.ts). A streamed code block hands its code to a
+ * lane of the worker, and a long streamed paragraph its inline text, and each places the pieces
+ * that come back; until the worker is ready, or if it cannot start or fails, code is highlighted
+ * and text rendered on the page as before (render/fence.ts, render/streams.ts), with the same result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
  *
  * The worker's script is fetched and started from a `blob:` URL: a webview's scripts come from
  * another origin than the page, and a worker must be of the page's origin. The CSP allows just
@@ -10,14 +10,35 @@
  * host/platform/webview/html.ts). A `blob:` URL can only be made by a script already running in
  * the page, so this opens nothing to an answer's text.
  */
-import type { FromHighlighter, HighlightedPiece, ToHighlighter } from '../worker/protocol';
+import type { FromHighlighter, HighlightedPiece, TextPieces, ToHighlighter } from '../worker/protocol';
+import type { References } from './parse';
 
-/** Where a lane's pieces go: the code block's lane on the page. */
+/** Where a code lane's pieces go: the code block's lane on the page. */
 export interface PieceSink {
   /** Pieces of the lane's code, in order, after those before. */
   receive(pieces: readonly HighlightedPiece[]): void;
   /** The worker is gone: what it did not send is the page's to highlight. */
   lost(): void;
+}
+
+/** Where a text lane's pieces go: the paragraph's stream on the page. */
+export interface TextSink {
+  /** The lane's next chunks, and the text after them as it stands (or the last chunk). */
+  receiveText(pieces: TextPieces): void;
+  /** The worker is gone: what it did not send is the page's to render. */
+  lost(): void;
+}
+
+/** A text lane of the worker, as a paragraph's stream sees it. */
+export interface RemoteText {
+  /** Text known to continue the paragraph, after what was added before. */
+  add(text: string): void;
+  /** What came after, shown but not cut (replaces what was given before). */
+  tentative(text: string): void;
+  references(references: References, version: number): void;
+  /** The paragraph's inline text is the first `length` code units of what was added. */
+  close(length: number): void;
+  drop(): void;
 }
 
 /** A lane of the worker, as a code block sees it. */
@@ -38,7 +59,7 @@ let nextLane = 1;
 /** The worker's time for the pieces it sent, summed (see {@link highlightingWorkerMs}). */
 let workerMs = 0;
 /** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
-const sinks = new Map<number, WeakRef<PieceSink>>();
+const sinks = new Map<number, WeakRef<PieceSink | TextSink>>();
 const collected = new FinalizationRegistry<number>((lane) => {
   if (sinks.delete(lane)) post({ type: 'drop', lane });
 });
@@ -101,7 +122,12 @@ export function startHighlighter(url: string): void {
           sinks.delete(message.lane);
           return;
         }
-        sink.receive(message.pieces);
+        if (message.type === 'pieces' && 'receive' in sink) {
+          sink.receive(message.pieces);
+        } else if (message.type === 'text' && 'receiveText' in sink) {
+          if (message.last !== undefined) sinks.delete(message.lane);
+          sink.receiveText(message);
+        }
       };
     } catch {
       // No worker (a CSP without worker-src, no fetch, an old webview): the page highlights.
@@ -115,18 +141,41 @@ export function highlightingWorkerMs(): number {
   return workerMs;
 }
 
-/** A worker lane for a code block of `language`, if the worker is up (else the block highlights on the page). */
-export function remoteLane(language: string, sink: PieceSink): RemoteLane | undefined {
+/** A new lane of the worker for `sink`, if the worker is up. */
+function openLane(sink: PieceSink | TextSink): number | undefined {
   if (state !== 'ready') return undefined;
   const lane = nextLane++;
   sinks.set(lane, new WeakRef(sink));
   collected.register(sink, lane);
+  return lane;
+}
+
+function dropLane(lane: number): void {
+  if (sinks.delete(lane)) post({ type: 'drop', lane });
+}
+
+/** A worker lane for a code block of `language`, if the worker is up (else the block highlights on the page). */
+export function remoteLane(language: string, sink: PieceSink): RemoteLane | undefined {
+  const lane = openLane(sink);
+  if (lane === undefined) return undefined;
   post({ type: 'open', lane, language });
   return {
     add: (text) => post({ type: 'add', lane, text }),
     close: () => post({ type: 'close', lane }),
-    drop: () => {
-      if (sinks.delete(lane)) post({ type: 'drop', lane });
-    },
+    drop: () => dropLane(lane),
+  };
+}
+
+/** A worker lane for a long paragraph's inline text, if the worker is up (else the paragraph renders on the page). */
+export function remoteText(references: References, version: number, sink: TextSink): RemoteText | undefined {
+  const lane = openLane(sink);
+  if (lane === undefined) return undefined;
+  post({ type: 'openText', lane, references, version });
+  return {
+    add: (text) => post({ type: 'add', lane, text }),
+    tentative: (text) => post({ type: 'tentative', lane, text }),
+    references: (next, nextVersion) => post({ type: 'references', lane, references: next, version: nextVersion }),
+    close: (length) => post({ type: 'close', lane, length }),
+    drop: () => dropLane(lane),
   };
 }

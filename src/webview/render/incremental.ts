@@ -2,15 +2,8 @@ import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement,
 import type { HeldGroup } from '../../shared/protocol';
 import { Grouper, replacePlacement, type Placement } from './groups';
 import { LazyGroups } from './lazy';
-import {
-  GROUP_SHELL,
-  parseBlocks,
-  parseMarkdown,
-  renderFragment,
-  type MdToken,
-  type References,
-  type RenderEnv,
-} from './markdown';
+import { renderFragment } from './markdown';
+import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
 import { FramePacer, FULL_BUDGET_MS, pageFrames, type FrameClient } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';

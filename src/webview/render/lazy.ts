@@ -10,7 +10,7 @@
 
 import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
-import { parseBlocks, type References } from './markdown';
+import { parseBlocks, type References } from './parse';
 
 /**
  * A group that comes into view is rendered in pieces of at least this much text, each ending

@@ -1,5 +1,8 @@
 import { Grouper, replacePlacement, type Group, type Placement } from './groups';
 import { FULL_BUDGET_MS } from './pacer';
+import { remoteText, type RemoteText, type TextSink } from './highlighter';
+import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
+import type { HighlightedPiece, TextPieces } from '../worker/protocol';
 import {
   GROUP_SHELL,
   LONG_TABLE,
@@ -8,15 +11,13 @@ import {
   parseMarkdown,
   renderInlinePiece,
   renderTokens,
-  sanitizeChildren,
-  sanitizeToFragment,
+  LIVE_LIMIT,
   textChunk,
   TextCutter,
   type MdToken,
-  type PieceParent,
   type References,
   type RenderEnv,
-} from './markdown';
+} from './parse';
 
 /** Rendered text that is final, and where its nodes are. */
 export interface FrozenChunk {
@@ -68,8 +69,6 @@ export interface BlockStream {
   advance(tail: string, drain: boolean, complete: boolean, deadline: number): StreamResult;
 }
 
-/** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
-const LIVE_LIMIT = 32 * 1024;
 /**
  * A container's new text is parsed in windows of about this much, each ending at a line end, until
  * CONTAINER_BUDGET_MS are spent (or the frame's budget, if it ends sooner; at least one window);
@@ -77,6 +76,8 @@ const LIVE_LIMIT = 32 * 1024;
  */
 const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_BUDGET_MS = 24;
+/** Paragraph text the worker has not rendered within this long is shown as plain text until it has. */
+const PLAIN_AFTER_MS = 50;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -113,15 +114,18 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
 /**
  * A paragraph. Lines are checked once the next line is complete (a table header needs the line
  * after it); the inline text is frozen in chunks cut by {@link TextCutter}, which render alone as
- * they do in the whole paragraph and as a one-shot render cuts them.
+ * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
+ * (see highlighter.ts), it cuts and renders the chunks, and renders the text after them as it
+ * stands; the page only places what comes back, and shows text the worker has not rendered yet
+ * as plain text. Without it (or once it fails), the page does that work, with the same result.
  */
-export class ParagraphStream implements BlockStream {
+export class ParagraphStream implements BlockStream, TextSink {
   readonly placement: Placement;
-  readonly pending = false;
   private readonly paragraph: HTMLElement;
   /** Tail offset of the paragraph's first non-space. */
   private readonly start: number;
-  private readonly cutter: TextCutter;
+  /** Cuts the chunks on the page (without the worker, or after it is lost: from where its chunks end). */
+  private cutter: TextCutter;
   /** Tail offset of the first line not yet known to continue the paragraph. */
   private checkFrom = 0;
   /** The complete text already checked (tail offset after its last line break). */
@@ -134,6 +138,33 @@ export class ParagraphStream implements BlockStream {
   private scanned = 0;
   private completeTo = 0;
   private firstLineEnd = -1;
+  /** The worker's lane that cuts and renders this paragraph's text, while it does. */
+  private remote: RemoteText | undefined;
+  /** The definitions the worker was last given, and their version (counted by this stream). */
+  private remoteReferences: References;
+  private version = 0;
+  /** Tail offset up to which text went to the worker (known to continue the paragraph); the tentative text after it. */
+  private sentTo: number;
+  private sentTentative = '';
+  /** The paragraph's end was given to the worker, which has not sent the last chunk yet: where it ends. */
+  private closingAt: number | undefined;
+  /** The worker's chunks not placed yet, with the definitions' version each was rendered with. */
+  private readonly incoming: Array<{ readonly piece: HighlightedPiece; readonly version: number }> = [];
+  /** Tail offset where the worker's chunks received so far end. */
+  private receivedEnd: number;
+  /** The worker's latest rendering of the text after its chunks (from `from`), until it is shown. */
+  private live: { readonly from: number; readonly piece: HighlightedPiece } | undefined;
+  /** The worker's rendered text shown spans these tail offsets; plain text shows what follows. */
+  private liveFrom: number;
+  private liveEnd: number;
+  /** The tail as the last `advance` saw it. */
+  private tailText = '';
+  /** Text is shown up to this tail offset (rendered, or plain: what is shown stays shown). */
+  private shownTo: number;
+  /** Since when text has waited for the worker's rendering, unshown (a `performance.now()` time). */
+  private waitingSince: number | undefined;
+  /** The worker's last chunk, once the paragraph's end came back. */
+  private last: { readonly html: string; readonly version: number } | undefined;
 
   constructor(
     private readonly host: StreamHost,
@@ -144,6 +175,18 @@ export class ParagraphStream implements BlockStream {
     const { element, placement } = placeBlock(host, '<p></p>\n');
     this.placement = placement;
     this.paragraph = element instanceof HTMLElement ? element : document.createElement('p');
+    this.sentTo = this.start;
+    this.receivedEnd = this.start;
+    this.liveFrom = this.start;
+    this.liveEnd = this.start;
+    this.shownTo = this.start;
+    this.remoteReferences = host.references();
+    this.remote = host.offThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
+  }
+
+  /** Work is left that this frame or later ones can do (what the worker is still on is not, but for text waiting to be shown). */
+  get pending(): boolean {
+    return this.incoming.length > 0 || this.live !== undefined || this.last !== undefined || this.waitingSince !== undefined;
   }
 
   /** Tail offset where the frozen inline text ends. */
@@ -151,7 +194,30 @@ export class ParagraphStream implements BlockStream {
     return this.cutter.start;
   }
 
-  advance(tail: string, _drain: boolean, complete: boolean): StreamResult {
+  receiveText(pieces: TextPieces): void {
+    for (const piece of pieces.cuts) {
+      this.incoming.push({ piece, version: pieces.version });
+      this.receivedEnd += piece.length;
+    }
+    if (pieces.last !== undefined) {
+      this.last = { html: pieces.last, version: pieces.version };
+    } else {
+      // Text too long to render each time comes as none rendered: it shows as plain text.
+      this.live = { from: this.receivedEnd, piece: pieces.live ?? { length: 0, html: '' } };
+    }
+    this.host.wake();
+  }
+
+  lost(): void {
+    this.remote = undefined;
+    this.host.wake();
+  }
+
+  advance(tail: string, drain: boolean, complete: boolean, deadline = Number.POSITIVE_INFINITY): StreamResult {
+    this.tailText = tail;
+    if (this.closingAt !== undefined) {
+      return this.close(tail, this.closingAt, drain, deadline);
+    }
     // Only the new text is searched for line breaks.
     for (let i = tail.indexOf('\n', this.scanned); i >= 0; i = tail.indexOf('\n', i + 1)) {
       this.completeTo = i + 1;
@@ -162,17 +228,159 @@ export class ParagraphStream implements BlockStream {
     if (completeTo > this.checkedTo) {
       const end = this.checkLines(tail, completeTo);
       if (end !== undefined) {
-        return this.close(tail, end);
+        return this.close(tail, end, drain, deadline);
       }
     }
     if (complete) {
-      return this.close(tail, tail.length);
+      return this.close(tail, tail.length, drain, deadline);
     }
     const limit = Math.max(this.checkFrom, this.firstLineEnd < 0 ? tail.length : this.firstLineEnd);
     // A chunk ends before a word whose first character is known to be in the paragraph.
-    this.freeze(tail, Math.min(limit, tail.length));
+    const known = Math.min(limit, tail.length);
+    if (this.offThread(drain, deadline)) {
+      this.send(tail, known, tail.slice(known));
+      this.showLive(tail);
+      return 'open';
+    }
+    this.freeze(tail, known);
     this.renderLive(tail, tail.length, false);
     return 'open';
+  }
+
+  /**
+   * Whether the worker renders this paragraph from here on. Its chunks received are placed first
+   * (at least one, until `deadline`; all of them when the worker is gone or `drain` wants the
+   * paragraph now, and then the page goes on from where they end).
+   */
+  private offThread(drain: boolean, deadline: number): boolean {
+    if (this.remote !== undefined && drain) {
+      this.remote.drop();
+      this.remote = undefined;
+    }
+    const all = this.remote === undefined;
+    for (let placed = 0; this.incoming.length > 0 && (all || placed === 0 || performance.now() < deadline); placed++) {
+      const next = this.incoming.shift();
+      if (next !== undefined) {
+        this.placeChunk(next.piece, next.version);
+      }
+    }
+    if (this.remote !== undefined) {
+      return true;
+    }
+    if (this.liveEnd > this.start || this.live !== undefined || this.last !== undefined) {
+      // The worker's rendering goes: the page renders the text after the chunks from now on.
+      this.live = undefined;
+      this.last = undefined;
+      this.waitingSince = undefined;
+      this.liveFrom = this.start;
+      this.liveEnd = this.start;
+      this.nextLiveAt = 0;
+    }
+    return false;
+  }
+
+  /** Gives the worker the text known to continue the paragraph up to `known`, and what follows it. */
+  private send(tail: string, known: number, tentative: string): void {
+    const remote = this.remote;
+    if (remote === undefined) {
+      return;
+    }
+    const references = this.host.references();
+    if (references !== this.remoteReferences) {
+      this.remoteReferences = references;
+      remote.references(references, ++this.version);
+    }
+    if (known > this.sentTo) {
+      remote.add(tail.slice(this.sentTo, known));
+      this.sentTo = known;
+    }
+    if (tentative !== this.sentTentative) {
+      this.sentTentative = tentative;
+      remote.tentative(tentative);
+    }
+  }
+
+  /** Places a chunk the worker cut; one rendered with definitions since replaced is rendered again here. */
+  private placeChunk(piece: HighlightedPiece, version: number): void {
+    const from = this.frozenEnd;
+    const source = this.sourceOf(from, piece.length);
+    const html = this.current(version) || source === undefined ? piece.html : renderInlinePiece(source, this.host.references()).html;
+    this.register(html, source);
+    this.cutter = new TextCutter(from + piece.length);
+  }
+
+  /** Whether markup the worker rendered with the definitions of `version` shows the definitions the page has now. */
+  private current(version: number): boolean {
+    return version === this.version && this.remoteReferences === this.host.references();
+  }
+
+  /** The text of `length` code units at tail offset `from`, if it could use a definition (see FrozenChunk.source). */
+  private sourceOf(from: number, length: number): string | undefined {
+    const text = this.tailText.slice(from, from + length);
+    return text.includes(']') ? ownCopy(text) : undefined;
+  }
+
+  /** Places a frozen chunk's markup before the text after it, and records it (see StreamHost.register). */
+  private register(html: string, source: string | undefined): void {
+    this.host.register({
+      placement: insert(this.paragraph, sanitizeChildren(textChunk(html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
+      source,
+      render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
+      owner: this,
+    });
+  }
+
+  /**
+   * Shows the text after the chunks placed: the worker's rendering of it when that starts where
+   * they end, then as plain text what was shown before and what the worker has not rendered
+   * within PLAIN_AFTER_MS. The worker answers within a frame or two: text is laid out once, as
+   * it is rendered, not first as plain text and then again.
+   */
+  private showLive(tail: string): void {
+    const live = this.live;
+    if (live !== undefined && live.from === this.frozenEnd && this.incoming.length === 0) {
+      this.live = undefined;
+      removeAll(this.liveNodes);
+      const fragment = sanitizeChildren(live.piece.html, 'p');
+      this.liveNodes = Array.from(fragment.childNodes);
+      this.paragraph.insertBefore(fragment, this.plain ?? null);
+      this.liveFrom = live.from;
+      this.liveEnd = live.from + live.piece.length;
+      this.waitingSince = undefined;
+    } else if (this.liveFrom !== this.frozenEnd) {
+      // What it showed is in the chunks now.
+      removeAll(this.liveNodes);
+      this.liveNodes = [];
+      this.liveFrom = this.frozenEnd;
+      this.liveEnd = this.frozenEnd;
+    }
+    const now = performance.now();
+    const rendered = Math.max(this.liveEnd, this.frozenEnd);
+    if (tail.length > Math.max(rendered, this.shownTo)) {
+      this.waitingSince ??= now;
+      if (now - this.waitingSince >= PLAIN_AFTER_MS) {
+        this.shownTo = tail.length;
+        this.waitingSince = undefined;
+      }
+    } else {
+      this.waitingSince = undefined;
+    }
+    this.showPlain(tail.slice(rendered, Math.max(rendered, this.shownTo)));
+  }
+
+  /** The plain text at the paragraph's end shows `text`. */
+  private showPlain(text: string): void {
+    if (text === '') {
+      this.plain?.remove();
+      this.plain = undefined;
+    } else if (this.plain === undefined) {
+      this.plain = document.createTextNode(text);
+      this.paragraph.append(this.plain);
+    } else if (text.length > this.plain.length && text.startsWith(this.plain.data)) {
+      this.plain.appendData(text.slice(this.plain.length));
+    } else if (text !== this.plain.data) {
+      this.plain.data = text;
+    }
   }
 
   /** Checks the lines between `checkFrom` and `completeTo`; returns where the paragraph ended, if it did. */
@@ -199,12 +407,7 @@ export class ParagraphStream implements BlockStream {
   private freeze(tail: string, known: number): void {
     for (let from = this.frozenEnd, cut = this.cutter.next(tail, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(tail, known, this.host.references())) {
       const source = tail.slice(from, cut.end);
-      this.host.register({
-        placement: insert(this.paragraph, sanitizeChildren(textChunk(cut.html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
-        source: source.includes(']') ? ownCopy(source) : undefined,
-        render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
-        owner: this,
-      });
+      this.register(cut.html, source.includes(']') ? ownCopy(source) : undefined);
       if (this.plain !== undefined) {
         this.plain.remove();
         this.plain = undefined;
@@ -237,17 +440,43 @@ export class ParagraphStream implements BlockStream {
       return;
     }
     const html = renderInlinePiece(text, this.host.references()).html;
+    this.showLast(html, final);
+  }
+
+  /** Shows `html` as the text after the chunks (`final`: as the paragraph's last chunk). */
+  private showLast(html: string, final: boolean): void {
     const fragment = sanitizeChildren(final && this.frozenEnd > this.start ? textChunk(html) : html, 'p');
     this.liveNodes = Array.from(fragment.childNodes);
     this.paragraph.append(fragment);
   }
 
-  private close(tail: string, end: number | 'abandon'): StreamResult {
+  private close(tail: string, end: number | 'abandon', drain: boolean, deadline: number): StreamResult {
     if (end === 'abandon' || end < this.frozenEnd || end <= this.start) {
+      this.remote?.drop();
+      this.remote = undefined;
       return 'abandon';
     }
     // The rest may hold more chunks: a one-shot render cuts them anywhere in the paragraph.
-    this.freeze(tail, this.frozenEnd + tail.slice(this.frozenEnd, end).trimEnd().length);
+    const known = this.frozenEnd + tail.slice(this.frozenEnd, end).trimEnd().length;
+    if (this.offThread(drain, deadline)) {
+      if (this.closingAt === undefined) {
+        this.closingAt = end;
+        this.send(tail, known, '');
+        this.remote?.close(known - this.start);
+      }
+      const last = this.last;
+      if (last === undefined || this.incoming.length > 0) {
+        this.showLive(tail);
+        return 'open';
+      }
+      removeAll(this.liveNodes);
+      this.showPlain('');
+      const source = this.sourceOf(this.frozenEnd, known - this.frozenEnd);
+      this.showLast(this.current(last.version) || source === undefined ? last.html : renderInlinePiece(source, this.host.references()).html, true);
+      this.remote = undefined;
+      return end;
+    }
+    this.freeze(tail, known);
     this.renderLive(tail, end, true);
     return end;
   }

@@ -1,11 +1,13 @@
 /**
- * The highlighting worker of a webview page (a dedicated worker: no DOM, no page). It runs
- * highlight.js over streamed code blocks, cut into pieces by the same rule as on the page
- * (render/code.ts), and posts each lane's pieces back as they are done, so the page's main thread
- * only inserts them. Work is done in slices: messages that arrive meanwhile (more code, a lane
+ * The worker of a webview page (a dedicated worker: no DOM, no page). It runs highlight.js over
+ * streamed code blocks, cut into pieces by the same rule as on the page (render/code.ts), and
+ * markdown-it over long streamed paragraphs, cut into chunks by the same rule as on the page
+ * (render/parse.ts), and posts each lane's pieces back as they are done, so the page's main thread
+ * only inserts them. Work is done in slices: messages that arrive meanwhile (more text, a lane
  * dropped) are taken between two slices.
  */
 import { codePiece } from '../render/code';
+import { LIVE_LIMIT, renderInlinePiece, TextCutter, type References } from '../render/parse';
 import type { FromHighlighter, HighlightedPiece, ToHighlighter } from './protocol';
 
 /** The worker's global scope, as far as this file uses it (the page's DOM typings describe a window). */
@@ -17,7 +19,8 @@ interface WorkerScope {
 /** A slice of work lasts about this long before the messages waiting are taken. */
 const SLICE_MS = 12;
 
-interface Lane {
+interface CodeLane {
+  readonly kind: 'code';
   readonly language: string;
   /** Code not cut into pieces yet. */
   backlog: string;
@@ -25,6 +28,22 @@ interface Lane {
   /** The backlog's length when its next piece could not be decided (nothing to do until it grows). */
   stalledAt: number;
 }
+
+interface TextLane {
+  readonly kind: 'text';
+  /** The paragraph's inline text so far (the cutter's offsets are into it). */
+  text: string;
+  readonly cutter: TextCutter;
+  /** What came after `text`, shown but not cut. */
+  tentative: string;
+  references: References;
+  version: number;
+  closed: boolean;
+  /** Something changed since the last message (text, tentative text, definitions, the end). */
+  dirty: boolean;
+}
+
+type Lane = CodeLane | TextLane;
 
 const scope = self as unknown as WorkerScope;
 const lanes = new Map<number, Lane>();
@@ -34,24 +53,46 @@ scope.onmessage = (event) => {
   const message = event.data;
   switch (message.type) {
     case 'open':
-      lanes.set(message.lane, { language: message.language, backlog: '', closed: false, stalledAt: -1 });
+      lanes.set(message.lane, { kind: 'code', language: message.language, backlog: '', closed: false, stalledAt: -1 });
       return;
-    case 'add': {
-      const lane = lanes.get(message.lane);
-      if (lane !== undefined) lane.backlog += message.text;
-      break;
-    }
-    case 'close': {
-      const lane = lanes.get(message.lane);
-      if (lane !== undefined) lane.closed = true;
-      break;
-    }
+    case 'openText':
+      lanes.set(message.lane, { kind: 'text', text: '', cutter: new TextCutter(0), tentative: '', references: message.references, version: message.version, closed: false, dirty: false });
+      return;
     case 'drop':
       lanes.delete(message.lane);
       return;
   }
+  const lane = lanes.get(message.lane);
+  if (lane === undefined) return;
+  if (lane.kind === 'code') {
+    if (message.type === 'add') lane.backlog += message.text;
+    else if (message.type === 'close') lane.closed = true;
+  } else {
+    take(lane, message);
+  }
   schedule();
 };
+
+function take(lane: TextLane, message: Exclude<ToHighlighter, { type: 'open' | 'openText' | 'drop' }>): void {
+  lane.dirty = true;
+  switch (message.type) {
+    case 'add':
+      lane.text += message.text;
+      return;
+    case 'tentative':
+      lane.tentative = message.text;
+      return;
+    case 'references':
+      lane.references = message.references;
+      lane.version = message.version;
+      return;
+    case 'close':
+      lane.closed = true;
+      lane.tentative = '';
+      if (message.length !== undefined) lane.text = lane.text.slice(0, message.length);
+      return;
+  }
+}
 
 function schedule(): void {
   if (!scheduled) {
@@ -60,37 +101,78 @@ function schedule(): void {
   }
 }
 
+/** Whether a lane has work that can be done now. */
+function due(lane: Lane): boolean {
+  if (lane.kind === 'text') return lane.dirty;
+  return lane.backlog !== '' && (lane.closed || lane.backlog.length !== lane.stalledAt);
+}
+
 /** One slice: pieces of every lane that has decided ones, until SLICE_MS is spent. */
 function work(): void {
   scheduled = false;
   const end = performance.now() + SLICE_MS;
   for (const [id, lane] of lanes) {
-    if (!lane.closed && lane.backlog.length === lane.stalledAt) continue;
-    const pieces: HighlightedPiece[] = [];
-    const began = performance.now();
-    let start = 0;
-    let stalled = false;
-    while (start < lane.backlog.length && performance.now() < end) {
-      const piece = codePiece(lane.backlog, start, lane.language, lane.closed);
-      if (piece === undefined) {
-        stalled = true;
-        break;
-      }
-      pieces.push({ length: piece.end - start, html: piece.html });
-      start = piece.end;
+    if (!due(lane)) continue;
+    if (lane.kind === 'text') {
+      textWork(id, lane);
+    } else {
+      codeWork(id, lane, end);
     }
-    lane.backlog = lane.backlog.slice(start);
-    lane.stalledAt = stalled ? lane.backlog.length : -1;
-    if (pieces.length > 0) scope.postMessage({ type: 'pieces', lane: id, pieces, ms: performance.now() - began });
-    if (lane.closed && lane.backlog === '') lanes.delete(id);
     if (performance.now() >= end) break;
   }
   for (const lane of lanes.values()) {
-    if (lane.backlog !== '' && (lane.closed || lane.backlog.length !== lane.stalledAt)) {
+    if (due(lane)) {
       schedule();
       return;
     }
   }
+}
+
+function codeWork(id: number, lane: CodeLane, end: number): void {
+  const pieces: HighlightedPiece[] = [];
+  const began = performance.now();
+  let start = 0;
+  let stalled = false;
+  while (start < lane.backlog.length && performance.now() < end) {
+    const piece = codePiece(lane.backlog, start, lane.language, lane.closed);
+    if (piece === undefined) {
+      stalled = true;
+      break;
+    }
+    pieces.push({ length: piece.end - start, html: piece.html });
+    start = piece.end;
+  }
+  lane.backlog = lane.backlog.slice(start);
+  lane.stalledAt = stalled ? lane.backlog.length : -1;
+  if (pieces.length > 0) scope.postMessage({ type: 'pieces', lane: id, pieces, ms: performance.now() - began });
+  if (lane.closed && lane.backlog === '') lanes.delete(id);
+}
+
+/**
+ * A paragraph's chunks decided by its text so far, then what follows them rendered as it stands
+ * (or, once the lane is closed, as the paragraph's last chunk). A paragraph's text comes at most
+ * a frame's worth at a time, and a chunk is about 8 KiB: this does not need slicing.
+ */
+function textWork(id: number, lane: TextLane): void {
+  const began = performance.now();
+  lane.dirty = false;
+  const cuts: HighlightedPiece[] = [];
+  let from = lane.cutter.start;
+  for (let cut = lane.cutter.next(lane.text, lane.text.length, lane.references); cut !== undefined; cut = lane.cutter.next(lane.text, lane.text.length, lane.references)) {
+    cuts.push({ length: cut.end - from, html: cut.html });
+    from = cut.end;
+  }
+  const rest = lane.text.slice(from);
+  if (lane.closed) {
+    // The text was trimmed to the paragraph's end: the rest is its last chunk.
+    const last = renderInlinePiece(rest, lane.references).html;
+    scope.postMessage({ type: 'text', lane: id, cuts, last, version: lane.version, ms: performance.now() - began });
+    lanes.delete(id);
+    return;
+  }
+  const shown = (rest + lane.tentative).trimEnd();
+  const live = shown.length > LIVE_LIMIT ? undefined : { length: shown.length, html: renderInlinePiece(shown, lane.references).html };
+  scope.postMessage({ type: 'text', lane: id, cuts, live, version: lane.version, ms: performance.now() - began });
 }
 
 scope.postMessage({ type: 'ready' });

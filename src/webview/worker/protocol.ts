@@ -1,13 +1,18 @@
 /**
- * The messages between a webview page and its highlighting worker (worker/highlight.ts). The page
- * opens a lane per streamed code block, gives it the block's final code as it comes and closes it
- * when no more comes; the worker answers with the lane's pieces, each cut and highlighted by
- * code.ts's rule (`codePiece`), in order. The page places a piece's markup with
- * `highlightedNodes` (render/markup.ts's builder, from the sanitizer's allow-lists, or the
- * sanitizer itself): what the worker says cannot become anything else in the page.
+ * The messages between a webview page and its worker (worker/highlight.ts). The page opens a lane
+ * per streamed code block or long paragraph, gives it the block's final text as it comes and
+ * closes it when no more comes; the worker answers with the lane's pieces in order:
+ *
+ * - a code lane's pieces are cut and highlighted by code.ts's rule (`codePiece`);
+ * - a text lane's pieces are a paragraph's chunks, cut and rendered by parse.ts's `TextCutter`,
+ *   and the text after them rendered as it stands, to show until more is cut.
+ *
+ * The page builds a piece's markup with markup.ts's builder (from the sanitizer's allow-lists) or
+ * the sanitizer itself: what the worker says cannot become anything else in the page.
  */
+import type { References } from '../render/parse';
 
-/** A highlighted piece of a lane's code: the next `length` code units, and their markup. */
+/** A piece of a lane's text: the next `length` code units, and their markup. */
 export interface HighlightedPiece {
   readonly length: number;
   readonly html: string;
@@ -15,13 +20,34 @@ export interface HighlightedPiece {
 
 export type ToHighlighter =
   | { readonly type: 'open'; readonly lane: number; readonly language: string }
+  /** A paragraph's inline text: cut with these definitions (`version`: the page's count of them, echoed back). */
+  | { readonly type: 'openText'; readonly lane: number; readonly references: References; readonly version: number }
+  /** Text of the lane, after the text given before (a text lane's is known to continue the paragraph). */
   | { readonly type: 'add'; readonly lane: number; readonly text: string }
-  | { readonly type: 'close'; readonly lane: number }
+  /** Text lanes: what came after the lane's text so far, not known yet to be the paragraph's; shown, never cut. */
+  | { readonly type: 'tentative'; readonly lane: number; readonly text: string }
+  /** Text lanes: the definitions changed. */
+  | { readonly type: 'references'; readonly lane: number; readonly references: References; readonly version: number }
+  /** No more text comes; a text lane's text is the first `length` code units of what it was given (its end trimmed). */
+  | { readonly type: 'close'; readonly lane: number; readonly length?: number }
   /** The page no longer wants the lane's pieces (its block is gone, or was rendered at once). */
   | { readonly type: 'drop'; readonly lane: number };
+
+/** What a text lane has for the page. */
+export interface TextPieces {
+  /** The paragraph's chunks cut since the last message, in order (markup without the chunk's element). */
+  readonly cuts: readonly HighlightedPiece[];
+  /** The lane's text after those chunks, rendered as it stands (its end trimmed), unless too long to render each time. */
+  readonly live?: HighlightedPiece;
+  /** After `close`: the paragraph's last chunk (markup without the chunk's element); nothing follows. */
+  readonly last?: string;
+  /** The definitions' version the markup was rendered with. */
+  readonly version: number;
+}
 
 export type FromHighlighter =
   /** `ms`: the worker's time for these pieces (cutting and highlighting), for the page's figures. */
   | { readonly type: 'pieces'; readonly lane: number; readonly pieces: readonly HighlightedPiece[]; readonly ms: number }
+  | ({ readonly type: 'text'; readonly lane: number; readonly ms: number } & TextPieces)
   /** The worker is up: it has loaded and answers (sent once, first). */
   | { readonly type: 'ready' };
