@@ -166,6 +166,11 @@ class Column {
     );
     this.answer = new AssistantTurnView(turn, {
       surface: 'panel',
+      // Four answers at once keep the page's main thread and the other core busy (layout, raster):
+      // paragraphs sent to the worker came back frames later and held up the code the worker
+      // highlights for every column. `npm run bench renderer-compare` measured every column's
+      // last byte → final DOM 2 to 7 times longer with them there; here the page renders them.
+      paragraphsOffThread: false,
       post,
       // The turn view calls this while it is being built (a column restored with text, or already ended): nothing to show yet.
       changed: () => {

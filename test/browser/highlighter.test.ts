@@ -46,11 +46,10 @@ function codeAnswer(): string {
 }
 
 /**
- * Long paragraphs, which stream through the worker's text lanes: one line of about 200 KiB with
- * hostile markup and links near its end, one of wrapped lines, one of wrapped lines with a backtick left
- * open until its end; the last two use a reference defined between them and the first. (A
- * paragraph of one line streams only as the answer's first block: before its line ends, nothing
- * says where the block before it ends.)
+ * Long paragraphs after an introduction, which stream through the worker's text lanes: one line
+ * of about 200 KiB with hostile markup and links near its end, one of wrapped lines, one of
+ * wrapped lines with a backtick left open until its end; the last two use a reference defined
+ * between them and the first.
  */
 function paragraphAnswer(): string {
   const hostile = [
@@ -71,7 +70,7 @@ function paragraphAnswer(): string {
       .split('\n')
       .map((line, i) => (i % 40 === 20 ? `${line} see [the third][ref 3].` : line))
       .join('\n');
-  return [mixed, '', '[REF 3]: https://example.com/three', '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', ''].join('\n');
+  return ['Intro.', '', mixed, '', '[REF 3]: https://example.com/three', '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', ''].join('\n');
 }
 
 /** A panel state with one streaming answer. */
@@ -267,7 +266,7 @@ describe('highlighting worker in Chromium', function () {
     assert.equal(await differsFromOneShot(page, text), undefined);
     assert.deepEqual(await aliveInAnswer(page), []);
     const toWorker = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
-    // The renderer may find a paragraph whole when it gets to it (it streams only what is still open).
+    // A paragraph the renderer finds whole when it gets to it is rendered at once, not streamed.
     assert.ok((toWorker.openText ?? 0) >= 2, `the long paragraphs went to the worker (${toWorker.openText ?? 0} of 3)`);
     assert.ok((toWorker.add ?? 0) > 20, `the paragraphs' text went to the worker as it came (${toWorker.add ?? 0} times)`);
     assert.ok((await page.locator('.aq-answer p > .aq-text-chunk').count()) > 20, 'the paragraphs are in chunks');

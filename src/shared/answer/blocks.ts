@@ -140,8 +140,17 @@ export function startsElement(token: Token): boolean {
 }
 
 /**
+ * An unfinished line that is a paragraph's first whatever follows on it: up to three spaces, then
+ * a letter, or one or two of `*`, `_` or a backtick and a letter (no block marker starts so: a list
+ * marker is followed by a space, a rule or fence is of marks alone; and a line after a blank line
+ * continues a block before it only by its indentation, which is known).
+ */
+const PARAGRAPH_START = /^ {0,3}(?:\*{1,2}|_{1,2}|`{1,2})?[A-Za-z\u00c0-\uffff]/;
+
+/**
  * The offset where token `i` starts, if text can be cut there: a top-level block whose first
- * line is complete and that follows a blank line or a closed fence. Markdown's block structure is
+ * line is complete (or a paragraph whose first line has begun, see PARAGRAPH_START: a long line
+ * streams as it comes) and that follows a blank line or a closed fence. Markdown's block structure is
  * decided line by line; a blank line closes paragraphs (no lazy continuation, no setext underline,
  * no table header, no multi-line reference title), so does a closing fence, and a block that
  * started on a complete line after either means every container before it has ended. Whatever
@@ -153,7 +162,7 @@ export function boundaryAt(tokens: readonly Token[], i: number, text: string, st
     return undefined;
   }
   const line = token.map[0];
-  if (line < 1 || line + 1 >= starts.length) {
+  if (line < 1 || (line + 1 >= starts.length && !(token.type === 'paragraph_open' && PARAGRAPH_START.test(text.slice(starts[line], starts[line] + 4))))) {
     return undefined;
   }
   const previous = text.slice(starts[line - 1], starts[line] - 1);

@@ -29,6 +29,11 @@ export interface RendererOptions {
    * own `scheduleFrame` says so itself. A synchronous one must not: its render cannot wait.
    */
   readonly offThread?: boolean;
+  /**
+   * Whether long paragraphs may be cut and rendered by the page's worker (see streams.ts,
+   * ParagraphStream), when code may go there too. By default, yes.
+   */
+  readonly textOffThread?: boolean;
 }
 
 /** A held group after the tail, and its text if it had to be asked for to be rendered in line. */
@@ -171,6 +176,7 @@ export class IncrementalRenderer {
     place: (fragment) => this.blocks.append(fragment),
     wake: () => this.requestFrame(),
     offThread: () => this.options.offThread ?? this.options.scheduleFrame === undefined,
+    textOffThread: () => this.host.offThread() && this.options.textOffThread !== false,
   };
 
   constructor(

@@ -46,8 +46,10 @@ export interface StreamHost {
   place(fragment: DocumentFragment): Placement;
   /** Asks for a render in the next frame: work came for the stream outside one (pieces from the highlighting worker). */
   wake(): void;
-  /** Whether streamed code may go to the page's highlighting worker (see RendererOptions.offThread). */
+  /** Whether streamed code may go to the page's worker (see RendererOptions.offThread). */
   offThread(): boolean;
+  /** Whether a long paragraph may go to the page's worker (see RendererOptions.textOffThread). */
+  textOffThread(): boolean;
 }
 
 /**
@@ -181,7 +183,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     this.liveEnd = this.start;
     this.shownTo = this.start;
     this.remoteReferences = host.references();
-    this.remote = host.offThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
+    this.remote = host.textOffThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
   }
 
   /** Work is left that this frame or later ones can do (what the worker is still on is not, but for text waiting to be shown). */

@@ -1,0 +1,57 @@
+import * as assert from 'node:assert/strict';
+import { createMarkdown, findBoundary, lineStarts } from '../../../src/shared/answer/blocks';
+
+const md = createMarkdown();
+
+/** Where a stream that has received `prefix` may cut it (see findBoundary), if anywhere. */
+function cutOf(prefix: string): number | undefined {
+  const tokens: ReturnType<typeof md.parse> = [];
+  md.block.parse(prefix, md, {}, tokens);
+  return findBoundary(tokens, prefix, lineStarts(prefix))?.offset;
+}
+
+/** Answers whose blocks a later character could still join or change, each after a block that ends. */
+const TEXTS = [
+  'Intro.\n\nA paragraph of one long line, still being written, with *emphasis* and `code`.\n',
+  '1. one\n\n2. two\n\nafter the list\n',
+  '- item\n\n  continued in the item\n\nout of it\n',
+  '- item\n\n    code in the item\n',
+  '```\ncode\n```\nright after the fence\n',
+  '> quoted\n\nnot quoted\n',
+  'para\n\n| a | b |\n| - | - |\n| 1 | 2 |\n',
+  'para\n\nTitle\n=====\n\nend\n',
+  'para\n\n---\n\nend\n',
+  'para\n\n    indented code\n\nend\n',
+  '[ref]: https://example.com\n\nuses [ref]\n',
+  'para\n\n数据 and emoji 🚀 start a paragraph\n',
+  'para\n\n   three spaces, then a letter\n',
+  'para\n\n**Bold** starts it\n\n*em* and _em_ and `code` too\n',
+  'para\n\n* item\n\n***\n\n``` fence\n```\n',
+];
+
+describe('where streamed markdown can be cut (shared/answer/blocks.ts)', () => {
+  it('every cut found in any prefix of an answer leaves the text before it rendered as in the whole answer', () => {
+    for (const text of TEXTS) {
+      const whole = md.render(text);
+      for (let length = 1; length <= text.length; length++) {
+        const cut = cutOf(text.slice(0, length));
+        if (cut === undefined) continue;
+        // The definitions made before the cut are known after it, as the renderer carries them.
+        const env = {};
+        assert.equal(md.render(text.slice(0, cut), env) + md.render(text.slice(cut), env), whole, `${JSON.stringify(text)} received up to ${length}, cut at ${cut}`);
+      }
+    }
+  });
+
+  it('a paragraph whose one line has begun with a letter after a blank line is a cut, so a long line can stream alone', () => {
+    assert.equal(cutOf('Intro.\n\nA long line, still'), 'Intro.\n\n'.length);
+    assert.equal(cutOf('para\n\n数据 still'), 'para\n\n'.length);
+    assert.equal(cutOf('para\n\n**Bold** still'), 'para\n\n'.length);
+  });
+
+  it('a line that could still become a list item, a quote, a fence or code is not a cut until it is complete', () => {
+    for (const prefix of ['1. one\n\n2', '- a\n\n-', 'para\n\n>', 'para\n\n`', 'para\n\n**', 'para\n\n* ', 'para\n\n    code', 'para\n\n[ref']) {
+      assert.equal(cutOf(prefix), undefined, JSON.stringify(prefix));
+    }
+  });
+});
