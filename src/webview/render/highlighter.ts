@@ -2,7 +2,8 @@
  * The page's side of its worker (worker/highlight.ts). A streamed code block hands its code to a
  * lane of the worker, and a long streamed paragraph its inline text, and each places the pieces
  * that come back; until the worker is ready, or if it cannot start or fails, code is highlighted
- * and text rendered on the page as before (render/fence.ts, render/streams.ts), with the same result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
+ * and text rendered on the page as before (render/fence.ts, render/streams.ts), with the same
+ * result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
  *
  * The worker's script is fetched and started from a `blob:` URL: a webview's scripts come from
  * another origin than the page, and a worker must be of the page's origin. The CSP allows just

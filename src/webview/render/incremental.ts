@@ -33,7 +33,7 @@ export interface RendererOptions {
    * Whether long paragraphs may be cut and rendered by the page's worker (see streams.ts,
    * ParagraphStream), when code may go there too. By default, yes.
    */
-  readonly textOffThread?: boolean;
+  readonly paragraphsOffThread?: boolean;
 }
 
 /** A held group after the tail, and its text if it had to be asked for to be rendered in line. */
@@ -176,7 +176,7 @@ export class IncrementalRenderer {
     place: (fragment) => this.blocks.append(fragment),
     wake: () => this.requestFrame(),
     offThread: () => this.options.offThread ?? this.options.scheduleFrame === undefined,
-    textOffThread: () => this.host.offThread() && this.options.textOffThread !== false,
+    paragraphsOffThread: () => this.host.offThread() && this.options.paragraphsOffThread !== false,
   };
 
   constructor(

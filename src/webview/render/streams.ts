@@ -48,8 +48,8 @@ export interface StreamHost {
   wake(): void;
   /** Whether streamed code may go to the page's worker (see RendererOptions.offThread). */
   offThread(): boolean;
-  /** Whether a long paragraph may go to the page's worker (see RendererOptions.textOffThread). */
-  textOffThread(): boolean;
+  /** Whether a long paragraph may go to the page's worker (see RendererOptions.paragraphsOffThread). */
+  paragraphsOffThread(): boolean;
 }
 
 /**
@@ -118,8 +118,8 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
  * after it); the inline text is frozen in chunks cut by {@link TextCutter}, which render alone as
  * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
  * (see highlighter.ts), it cuts and renders the chunks, and renders the text after them as it
- * stands; the page only places what comes back, and shows text the worker has not rendered yet
- * as plain text. Without it (or once it fails), the page does that work, with the same result.
+ * stands; the page only places what comes back, and shows text the worker has not rendered within
+ * PLAIN_AFTER_MS as plain text. Without it (or once it fails), the page does that work, with the same result.
  */
 export class ParagraphStream implements BlockStream, TextSink {
   readonly placement: Placement;
@@ -183,7 +183,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     this.liveEnd = this.start;
     this.shownTo = this.start;
     this.remoteReferences = host.references();
-    this.remote = host.textOffThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
+    this.remote = host.paragraphsOffThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
   }
 
   /** Work is left that this frame or later ones can do (what the worker is still on is not, but for text waiting to be shown). */
