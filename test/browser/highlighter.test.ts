@@ -244,10 +244,13 @@ describe('highlighting worker in Chromium', function () {
     );
   }
 
-  /** Counts the page's messages to its worker by type (set before the page's script runs). */
+  /**
+   * Counts the page's messages to its worker by type, and the paragraph chunks the worker sent
+   * back (`cuts`), set before the page's script runs.
+   */
   async function countToWorker(target: Page): Promise<void> {
     await target.addInitScript(() => {
-      const counts: Record<string, number> = {};
+      const counts: Record<string, number> = { cuts: 0 };
       (window as unknown as { __toWorker: Record<string, number> }).__toWorker = counts;
       const post = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')?.value as (this: Worker, ...args: unknown[]) => void;
       Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
@@ -255,6 +258,19 @@ describe('highlighting worker in Chromium', function () {
         counts[type] = (counts[type] ?? 0) + 1;
         post.call(this, message, ...rest);
       } as typeof Worker.prototype.postMessage;
+      const handler = Object.getOwnPropertyDescriptor(Worker.prototype, 'onmessage');
+      Object.defineProperty(Worker.prototype, 'onmessage', {
+        configurable: true,
+        get(this: Worker) {
+          return handler?.get?.call(this) as unknown;
+        },
+        set(this: Worker, listener: ((event: MessageEvent) => void) | null) {
+          handler?.set?.call(this, (event: MessageEvent<{ type?: string; cuts?: unknown[] }>) => {
+            if (event.data.type === 'text') counts.cuts += event.data.cuts?.length ?? 0;
+            listener?.(event);
+          });
+        },
+      });
     });
   }
 
@@ -269,6 +285,8 @@ describe('highlighting worker in Chromium', function () {
     // A paragraph the renderer finds whole when it gets to it is rendered at once, not streamed.
     assert.ok((toWorker.openText ?? 0) >= 2, `the long paragraphs went to the worker (${toWorker.openText ?? 0} of 3)`);
     assert.ok((toWorker.add ?? 0) > 20, `the paragraphs' text went to the worker as it came (${toWorker.add ?? 0} times)`);
+    // The first paragraph alone has about 20 chunks before its hostile part.
+    assert.ok(toWorker.cuts >= 15, `the worker cut and rendered the chunks (${toWorker.cuts})`);
     assert.ok((await page.locator('.aq-answer p > .aq-text-chunk').count()) > 20, 'the paragraphs are in chunks');
     assert.ok((await page.locator('.aq-answer p').filter({ hasText: 'window.__pwned' }).count()) > 0, 'the hostile text is there, as text');
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/three"]').count()) > 10, 'the paragraphs\' references are links');

@@ -306,14 +306,17 @@ export class ParagraphStream implements BlockStream, TextSink {
   private placeChunk(piece: HighlightedPiece, version: number): void {
     const from = this.frozenEnd;
     const source = this.sourceOf(from, piece.length);
-    const html = this.current(version) || source === undefined ? piece.html : renderInlinePiece(source, this.host.references()).html;
-    this.register(html, source);
+    this.register(this.upToDate(piece.html, version, source), source);
     this.cutter = new TextCutter(from + piece.length);
   }
 
-  /** Whether markup the worker rendered with the definitions of `version` shows the definitions the page has now. */
-  private current(version: number): boolean {
-    return version === this.version && this.remoteReferences === this.host.references();
+  /**
+   * Markup the worker rendered for `source` with the definitions of `version`, or, if the page's
+   * definitions have changed since and the text could use one, `source` rendered again here.
+   */
+  private upToDate(html: string, version: number, source: string | undefined): string {
+    const current = version === this.version && this.remoteReferences === this.host.references();
+    return current || source === undefined ? html : renderInlinePiece(source, this.host.references()).html;
   }
 
   /** The text of `length` code units at tail offset `from`, if it could use a definition (see FrozenChunk.source). */
@@ -425,20 +428,16 @@ export class ParagraphStream implements BlockStream, TextSink {
   private renderLive(tail: string, end: number, final: boolean): void {
     const text = tail.slice(this.frozenEnd, end).trimEnd();
     if (!final && text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
-      if (this.plain !== undefined && text.length > this.plain.length) {
-        this.plain.appendData(text.slice(this.plain.length));
-      }
+      this.showPlain(text);
       return;
     }
     removeAll(this.liveNodes);
-    this.plain?.remove();
-    this.plain = undefined;
+    this.liveNodes = [];
+    this.showPlain('');
     if (!final && text.length > LIVE_LIMIT) {
       // Too long to render every frame: plain text until it can be frozen or the paragraph ends.
       this.nextLiveAt = Number.POSITIVE_INFINITY;
-      this.plain = document.createTextNode(text);
-      this.liveNodes = [];
-      this.paragraph.append(this.plain);
+      this.showPlain(text);
       return;
     }
     const html = renderInlinePiece(text, this.host.references()).html;
@@ -474,7 +473,7 @@ export class ParagraphStream implements BlockStream, TextSink {
       removeAll(this.liveNodes);
       this.showPlain('');
       const source = this.sourceOf(this.frozenEnd, known - this.frozenEnd);
-      this.showLast(this.current(last.version) || source === undefined ? last.html : renderInlinePiece(source, this.host.references()).html, true);
+      this.showLast(this.upToDate(last.html, last.version, source), true);
       this.remote = undefined;
       return end;
     }
