@@ -48,8 +48,8 @@ function codeAnswer(): string {
 /**
  * Long paragraphs after an introduction, which stream through the worker's text lanes: one line
  * of about 200 KiB with hostile markup and links near its end, one of wrapped lines, one of
- * wrapped lines with a backtick left open until its end; the last two use a reference defined
- * between them and the first.
+ * wrapped lines with a backtick left open until its end; the last two use a reference defined at
+ * the answer's end, and cite sources as `[n]`, which nothing defines.
  */
 function paragraphAnswer(): string {
   const hostile = [
@@ -70,7 +70,8 @@ function paragraphAnswer(): string {
       .split('\n')
       .map((line, i) => (i % 40 === 20 ? `${line} see [the third][ref 3].` : line))
       .join('\n');
-  return ['Intro.', '', mixed, '', '[REF 3]: https://example.com/three', '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', ''].join('\n');
+  // The definition comes after the paragraphs that use it, and the `[n]` citations are never defined.
+  return ['Intro.', '', mixed, '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', '', '[REF 3]: https://example.com/three', ''].join('\n');
 }
 
 /** A panel state with one streaming answer. */
@@ -292,6 +293,24 @@ describe('highlighting worker in Chromium', function () {
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/three"]').count()) > 10, 'the paragraphs\' references are links');
     assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'worker', 'the worker stayed up');
   });
+
+  for (const [label, worker] of [['in the worker', '/highlighter.js'], ['on the page', undefined]] as const) {
+    it(`a long paragraph that uses a reference defined after it, streamed ${label}: the answer ends as a one-shot render, the uses links`, async () => {
+      page = await open(worker);
+      const uses = longShapes(60 * 1024, 14)
+        .paragraph.split('\n\n')[0]
+        .split(' ')
+        .map((word, i) => (i % 90 === 45 ? `${word} [the docs][ref]` : word))
+        .join(' ');
+      const text = `Intro.\n\n${uses}\n\n[ref]: https://example.com/docs\n`;
+      await stream(page, text, 53, true);
+      assert.equal(await differsFromOneShot(page, text), undefined);
+      // A one-shot render cuts this paragraph in 3 chunks.
+      const chunks = await page.locator('.aq-answer p > .aq-text-chunk').count();
+      assert.ok(chunks >= 3, `the paragraph is in chunks (${chunks})`);
+      assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 50, 'the uses are links');
+    });
+  }
 
   it('a worker that fails in the middle of a long paragraph: the page renders the rest, to the same DOM', async () => {
     page = await open('/late-crashing-highlighter.js');

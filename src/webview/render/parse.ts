@@ -144,6 +144,11 @@ export type References = Record<string, ReferenceDefinition>;
  * without it renders the same alone as inside the whole paragraph.
  */
 export function renderInlinePiece(text: string, references: References): { html: string; open: boolean } {
+  const { children, open, env } = parseInlinePiece(text, references);
+  return { html: md.renderer.renderInline(children, md.options, env), open };
+}
+
+function parseInlinePiece(text: string, references: References): { children: MdToken[]; open: boolean; env: RenderEnv } {
   const probe: InlineProbe = { open: false };
   const env: RenderEnv = { references, aqProbe: probe };
   const children = md.parseInline(text, env)[0]?.children ?? [];
@@ -151,7 +156,20 @@ export function renderInlinePiece(text: string, references: References): { html:
   for (let i = 0; i < children.length && !open; i++) {
     open = children[i].type === 'text' && /[[`<]/.test(children[i].content);
   }
-  return { html: md.renderer.renderInline(children, md.options, env), open };
+  return { children, open, env };
+}
+
+/** Definitions for every label: a piece parsed with them is what it would be whatever is defined. */
+const EVERY_LABEL: References = new Proxy<References>({}, { get: (_target, label) => (typeof label === 'string' ? { href: '', title: '' } : undefined) });
+
+/**
+ * Whether a piece left open with `references` would be left open whatever the answer defines.
+ * A `[label]` without a definition (yet) is text with a `[`, but it cannot join text after the
+ * piece: a cut decided with every label defined holds whichever definitions come, and the same
+ * pieces are cut whether the definitions came before the paragraph, after it, or never.
+ */
+function openWhateverDefined(text: string): boolean {
+  return parseInlinePiece(text, EVERY_LABEL).open;
 }
 
 /** An open block's unfinished part is rendered again only when it has grown by half once it is longer than this. */
@@ -175,8 +193,9 @@ export interface TextCut {
  * Cuts a long paragraph's inline text into chunks (each a block, see `.aq-text-chunk`) by a rule
  * of the text alone, so that a streamed paragraph and a one-shot render cut the same chunks: a
  * chunk ends before the first word that starts at least TEXT_CHUNK after the chunk's start, if the
- * text before it leaves nothing open (then it renders alone as it does in the whole paragraph);
- * otherwise the length it needs doubles (the checks cost a bounded multiple of the text).
+ * text before it leaves nothing open whatever the answer defines (then it renders alone as it does
+ * in the whole paragraph, and definitions that come later change no cut); otherwise the length it
+ * needs doubles (the checks cost a bounded multiple of the text).
  */
 export class TextCutter {
   /** Where the current chunk starts. */
@@ -204,8 +223,10 @@ export class TextCutter {
       if (at >= known) {
         return undefined;
       }
-      const piece = renderInlinePiece(text.slice(this.start, at), references);
-      if (!piece.open) {
+      const slice = text.slice(this.start, at);
+      const piece = renderInlinePiece(slice, references);
+      // A piece closed with the definitions at hand is closed with any (a label they define is defined in both).
+      if (!piece.open || !openWhateverDefined(slice)) {
         this.start = at;
         this.span = TEXT_CHUNK;
         this.scan = at + TEXT_CHUNK;

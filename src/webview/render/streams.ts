@@ -326,13 +326,24 @@ export class ParagraphStream implements BlockStream, TextSink {
   }
 
   /** Places a frozen chunk's markup before the text after it, and records it (see StreamHost.register). */
-  private register(html: string, source: string | undefined): void {
+  private register(html: string, source: string | undefined, wrap: (inner: string) => string = textChunk): void {
     this.host.register({
-      placement: insert(this.paragraph, sanitizeChildren(textChunk(html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
+      placement: insert(this.paragraph, sanitizeChildren(wrap(html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
       source,
-      render: (text, references) => sanitizeChildren(textChunk(renderInlinePiece(text, references).html), 'p'),
+      render: (text, references) => sanitizeChildren(wrap(renderInlinePiece(text, references).html), 'p'),
       owner: this,
     });
+  }
+
+  /**
+   * Places the paragraph's last chunk (the whole text when it has no other) in place of the text
+   * after the chunks; recorded like the others, for a definition the answer makes later.
+   */
+  private placeLast(html: string, source: string | undefined): void {
+    removeAll(this.liveNodes);
+    this.liveNodes = [];
+    this.showPlain('');
+    this.register(html, source, this.frozenEnd > this.start ? textChunk : (inner) => inner);
   }
 
   /**
@@ -411,8 +422,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** Freezes every chunk decided by the text before `known` (text that continues the paragraph). */
   private freeze(tail: string, known: number): void {
     for (let from = this.frozenEnd, cut = this.cutter.next(tail, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(tail, known, this.host.references())) {
-      const source = tail.slice(from, cut.end);
-      this.register(cut.html, source.includes(']') ? ownCopy(source) : undefined);
+      this.register(cut.html, this.sourceOf(from, cut.end - from));
       if (this.plain !== undefined) {
         this.plain.remove();
         this.plain = undefined;
@@ -427,26 +437,25 @@ export class ParagraphStream implements BlockStream, TextSink {
    */
   private renderLive(tail: string, end: number, final: boolean): void {
     const text = tail.slice(this.frozenEnd, end).trimEnd();
-    if (!final && text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
+    const html = (): string => renderInlinePiece(text, this.host.references()).html;
+    if (final) {
+      this.placeLast(html(), this.sourceOf(this.frozenEnd, text.length));
+      return;
+    }
+    if (text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
       this.showPlain(text);
       return;
     }
     removeAll(this.liveNodes);
     this.liveNodes = [];
     this.showPlain('');
-    if (!final && text.length > LIVE_LIMIT) {
+    if (text.length > LIVE_LIMIT) {
       // Too long to render every frame: plain text until it can be frozen or the paragraph ends.
       this.nextLiveAt = Number.POSITIVE_INFINITY;
       this.showPlain(text);
       return;
     }
-    const html = renderInlinePiece(text, this.host.references()).html;
-    this.showLast(html, final);
-  }
-
-  /** Shows `html` as the text after the chunks (`final`: as the paragraph's last chunk). */
-  private showLast(html: string, final: boolean): void {
-    const fragment = sanitizeChildren(final && this.frozenEnd > this.start ? textChunk(html) : html, 'p');
+    const fragment = sanitizeChildren(html(), 'p');
     this.liveNodes = Array.from(fragment.childNodes);
     this.paragraph.append(fragment);
   }
@@ -470,10 +479,8 @@ export class ParagraphStream implements BlockStream, TextSink {
         this.showLive(tail);
         return 'open';
       }
-      removeAll(this.liveNodes);
-      this.showPlain('');
       const source = this.sourceOf(this.frozenEnd, known - this.frozenEnd);
-      this.showLast(this.upToDate(last.html, last.version, source), true);
+      this.placeLast(this.upToDate(last.html, last.version, source), source);
       this.remote = undefined;
       return end;
     }
