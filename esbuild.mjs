@@ -42,8 +42,8 @@ const host = {
 
 const webview = {
   ...common,
-  // The page's script, and its highlighting worker's (render/highlighter.ts starts it).
-  entryPoints: { webview: 'src/webview/main.ts', highlighter: 'src/webview/worker/highlight.ts' },
+  // The page's script, and its render worker's (render/worker.ts starts it).
+  entryPoints: { webview: 'src/webview/main.ts', 'render-worker': 'src/webview/worker/render.ts' },
   outdir: 'dist',
   platform: 'browser',
   format: 'iife',
@@ -68,7 +68,7 @@ async function assembleTestExtension() {
   await mkdir(`${root}/dist`, { recursive: true });
   await cp('media', `${root}/media`, { recursive: true });
   await cp('dist/webview.js', `${root}/dist/webview.js`);
-  await cp('dist/highlighter.js', `${root}/dist/highlighter.js`);
+  await cp('dist/render-worker.js', `${root}/dist/render-worker.js`);
   await cp('dist/webview.css', `${root}/dist/webview.css`);
   await cp('dist/codicons', `${root}/dist/codicons`, { recursive: true });
   const manifest = JSON.parse(await readFile('package.json', 'utf8'));

@@ -23,7 +23,7 @@ interface LiveResult {
   /** The renderer's part of a frame (append and render, without the browser's layout for the scroll). */
   readonly longestRenderMs: number;
   readonly renderOnlyMs: number;
-  /** The page's highlighting worker's time in the run (0 without one): work the main thread did not do. */
+  /** The page's render worker's time in the run (0 without one): work the main thread did not do. */
   readonly workerMs: number;
   readonly longestGapMs: number;
   readonly lastByteToFinalMs: number;
@@ -60,7 +60,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
       rendered = true;
     },
     scheduleFrame: (callback) => void pending.push(callback),
-    // Frames come one at a time: the renderer may wait for the page's highlighting worker, if it was started.
+    // Frames come one at a time: the renderer may wait for the page's render worker, if it was started.
     offThread: true,
   });
   const nextFrame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(resolve));
@@ -75,7 +75,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
   const frameTimes: number[] = [];
   // Let the page settle (the last run's teardown) before the clock starts.
   await nextFrame();
-  const workerBefore = window.AQ.highlightingWorkerMs?.() ?? 0;
+  const workerBefore = window.AQ.renderWorkerMs?.() ?? 0;
   let previous = await nextFrame();
   const start = performance.now();
   let lastByteAt = 0;
@@ -118,7 +118,7 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
   const p95FrameMs = frameTimes[Math.min(frameTimes.length - 1, Math.floor(frameTimes.length * 0.95))] ?? 0;
   const framesOver = frameTimes.filter((ms) => ms > args.frameGoalMs).length;
   const wallMs = performance.now() - start;
-  const workerMs = (window.AQ.highlightingWorkerMs?.() ?? 0) - workerBefore;
+  const workerMs = (window.AQ.renderWorkerMs?.() ?? 0) - workerBefore;
   // The browser's own work after the last frame (style, layout, paint of the final DOM).
   const after = await nextFrame();
   longestGapMs = Math.max(longestGapMs, after - previous);
@@ -236,7 +236,7 @@ function shape(word: string, generated: (bytes: number) => string): [string, str
 
 /**
  * The code block and the generated answer (which has many short code blocks) streamed live with
- * the page's highlighting worker (`worker`: a page that started it) and without it, on an idle
+ * the page's render worker (`worker`: a page that started it) and without it, on an idle
  * machine and with one core kept busy by the bench itself (`busy` runs `work` while a process
  * spins): last byte → final DOM, the longest frame, and the page's time inside frames.
  */
@@ -273,7 +273,7 @@ type Loads = ReadonlyArray<readonly [string, <T>(work: () => Promise<T>) => Prom
 
 /**
  * Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, in a fresh page
- * from `open` (as a webview is: warmed up, its highlighting worker up), idle and with one core busy
+ * from `open` (as a webview is: warmed up, its render worker up), idle and with one core busy
  * (`busy` runs `work` while a process spins); reports the medians side by side against the goals.
  */
 export async function runShapeBench(open: () => Promise<Page>, generated: (bytes: number) => string, busy: <T>(work: () => Promise<T>) => Promise<T>): Promise<BenchRow[]> {
@@ -308,7 +308,7 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
         ok: figures.every(({ one }) => one.longestFrameMs <= FRAME_GOAL_MS),
       },
       {
-        name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the highlighting worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
+        name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the render worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
         value: each(({ one, two }) => `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`),
         goal: 'true',
         ok: figures.every(({ one, two }) => one.equal && two.equal),

@@ -343,7 +343,7 @@ export async function runRendererBench(): Promise<BenchRow[]> {
 
 /**
  * Starts a loopback server with the bench's renderer page (`/`: the renderer as `window.AQ`, the
- * webview's stylesheet, the highlighting worker's script) and a browser, runs `work`, and stops both.
+ * webview's stylesheet, the render worker's script) and a browser, runs `work`, and stops both.
  */
 async function withRendererServer<T>(work: (browser: Browser, server: LoopbackServer) => Promise<T>): Promise<T> {
   const server = await LoopbackServer.start();
@@ -352,7 +352,7 @@ async function withRendererServer<T>(work: (browser: Browser, server: LoopbackSe
     server.route('/render.js', 'text/javascript', await bundle('bench/page.ts', { globalName: 'AQ', minify: true }));
     server.route('/webview.css', 'text/css', await readAsset('src/webview/webview.css'));
     server.route('/', 'text/html', webviewPage({ origin: server.origin, scripts: ['/render.js'], styles: ['/webview.css'] }));
-    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts', { minify: true }));
+    server.route('/render-worker.js', 'text/javascript', await bundle('src/webview/worker/render.ts', { minify: true }));
     return await work(browser, server);
   } finally {
     await browser.close();
@@ -386,7 +386,7 @@ export function runHighlightingSection(): Promise<BenchRow[]> {
 
 /**
  * Fresh pages of the bench's renderer, warmed up as the webview warms itself up (the first answer
- * does not compile the grammars): one that highlights on the page, one with the highlighting worker up.
+ * does not compile the grammars): one that highlights on the page, one with the render worker up.
  */
 function highlightingPages(browser: Browser, server: LoopbackServer): { page: () => Promise<Page>; worker: () => Promise<Page> } {
   const page = async (): Promise<Page> => {
@@ -397,8 +397,8 @@ function highlightingPages(browser: Browser, server: LoopbackServer): { page: ()
   };
   const worker = async (): Promise<Page> => {
     const fresh = await page();
-    await fresh.evaluate(() => window.AQ.startHighlighter?.('/highlighter.js'));
-    await fresh.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    await fresh.evaluate(() => window.AQ.startWorker?.('/render-worker.js'));
+    await fresh.waitForFunction(() => document.body.dataset.rendering === 'worker');
     return fresh;
   };
   return { page, worker };
@@ -558,8 +558,8 @@ function middle(values: readonly number[]): number {
 export async function runCompareRendererBench(browser: Browser, server: LoopbackServer, alone: readonly BenchRow[]): Promise<BenchRow[]> {
   const loadBefore = os.loadavg();
   server.route('/compare-webview.js', 'text/javascript', await bundle('src/webview/main.ts', { minify: true }));
-  // As in the product, the page names its highlighting worker's script (render/highlighter.ts).
-  server.route('/compare', 'text/html', webviewPage({ origin: server.origin, surface: 'compare', scripts: ['/render.js', '/compare-webview.js'], styles: ['/webview.css'], highlighter: '/highlighter.js' }));
+  // As in the product, the page names its render worker's script (render/worker.ts).
+  server.route('/compare', 'text/html', webviewPage({ origin: server.origin, surface: 'compare', scripts: ['/render.js', '/compare-webview.js'], styles: ['/webview.css'], worker: '/render-worker.js' }));
   // The same texts as renderer-shapes.ts's rows at 1 MiB (shapes of seed 7, the generated answer).
   const shapes = longShapes(MIB, 7);
   const columns: Array<[string, string]> = [

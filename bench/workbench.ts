@@ -452,7 +452,7 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const first = request.firstBodyByteAt ?? Number.NaN;
   const last = request.lastBodyByteAt ?? Number.NaN;
   const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
-  const highlighting = (await body.getAttribute('data-highlighting')) ?? 'page';
+  const highlighting = (await body.getAttribute('data-rendering')) ?? 'page';
   const name = `workbench: one ${CODE_SIZE / 1024} KiB code block arriving in ~0.5 s into the panel (highlighting in the ${highlighting === 'worker' ? 'worker' : 'page'}): last byte written → final DOM`;
   const goal = `≤ ${CODE_FINAL_GOAL_MS} ms`;
   if (seen.found === undefined || seen.record === undefined) {

@@ -24,7 +24,7 @@ import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
 import { CompareView } from './compare';
-import { startHighlighter, warmUp } from './render';
+import { startWorker, warmUp } from './render';
 import type { SurfaceView } from './surface';
 
 const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'held', 'heldText', 'status', 'turnEnd', 'applications', 'attachments']);
@@ -83,10 +83,10 @@ function start(): void {
     }
   });
   host.post({ type: 'ready' });
-  // Streamed code is highlighted in a worker when the page names its script (see render/highlighter.ts).
-  const highlighter = document.body.dataset.highlighter;
-  if (highlighter !== undefined && highlighter !== '') {
-    startHighlighter(highlighter);
+  // Streamed code is highlighted, and long paragraphs rendered, in a worker when the page names its script (see render/worker.ts).
+  const worker = document.body.dataset.worker;
+  if (worker !== undefined && worker !== '') {
+    startWorker(worker);
   }
   warmUp();
 }

@@ -76,8 +76,8 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const frame = await surfaceFrame(page, 'panel');
     const answer = frame.locator('[data-role="assistant"]').last();
     await waitFor('the code to end and be all rendered', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 90_000, 100);
-    // The webview's CSP let its highlighting worker start, and it stayed up.
-    assert.equal(await frame.locator('body').getAttribute('data-highlighting'), 'worker');
+    // The webview's CSP let its render worker start, and it stayed up.
+    assert.equal(await frame.locator('body').getAttribute('data-rendering'), 'worker');
     const functions = Number(/Functions: (\d+)\./.exec((await answer.locator('.aq-answer p').last().textContent()) ?? '')?.[1]);
     const code = await answer.locator('.aq-code code').first().evaluate((element) => ({
       text: element.textContent ?? '',

@@ -117,10 +117,10 @@ export interface PageOptions {
   /** Extra inline script run after the others (gets the nonce). */
   readonly inline?: string;
   /**
-   * The highlighting worker's script (a server path), named on the page as the real webview names
+   * The render worker's script (a server path), named on the page as the real webview names
    * it; the CSP then allows what the real one does for it (`connect-src` the origin, `worker-src blob:`).
    */
-  readonly highlighter?: string;
+  readonly worker?: string;
 }
 
 /**
@@ -154,7 +154,7 @@ export function webviewPage(options: PageOptions): string {
   return (
     `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">${csp}` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0">${styles}<title>test</title></head>` +
-    `<body data-surface="${options.surface ?? 'chat'}"${options.highlighter === undefined ? '' : ` data-highlighter="${options.highlighter}"`}><div id="root"></div>` +
+    `<body data-surface="${options.surface ?? 'chat'}"${options.worker === undefined ? '' : ` data-worker="${options.worker}"`}><div id="root"></div>` +
     `<script nonce="${nonce}">${stub}</script>${scripts}${inline}</body></html>`
   );
 }
@@ -225,10 +225,10 @@ export interface RendererGlobal {
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
-  /** Starts the page's highlighting worker from the script at `url` (render/highlighter.ts). */
-  startHighlighter?: (url: string) => void;
-  /** The highlighting worker's time so far, in ms (render/highlighter.ts). */
-  highlightingWorkerMs?: () => number;
+  /** Starts the page's render worker from the script at `url` (render/worker.ts). */
+  startWorker?: (url: string) => void;
+  /** The render worker's time so far, in ms (render/worker.ts). */
+  renderWorkerMs?: () => number;
   /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
   FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */

@@ -1,8 +1,8 @@
 import { codeLanguage, codePiece, highlightEnd } from './code';
-import { remoteLane, type PieceSink, type RemoteLane } from './highlighter';
+import { remoteLane, type PieceSink, type RemoteLane } from './worker';
 import { highlightedNodes } from './markdown';
 import { fenceInfo, renderCodeShell, type MdToken } from './parse';
-import type { HighlightedPiece } from '../worker/protocol';
+import type { RenderedPiece } from '../worker/protocol';
 import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
 import type { Placement } from './groups';
 
@@ -28,8 +28,8 @@ function codeChunk(): HTMLElement {
  * comes in as it is final; until the piece it belongs to is decided (and highlighted, within a
  * budget per frame), it is shown as plain text in waiting blocks that start on a new line. A
  * waiting block is at most about WAITING_BLOCK long, so the browser lays waiting code out in
- * pieces too. A highlighted lane has the page's highlighting worker cut and highlight its pieces
- * when the worker is up (see highlighter.ts), and only places them; else it highlights them itself.
+ * pieces too. A highlighted lane has the page's render worker cut and highlight its pieces
+ * when the worker is up (see worker.ts), and only places them; else it highlights them itself.
  */
 class CodeLane implements PieceSink {
   /** Code not in a chunk yet. */
@@ -48,7 +48,7 @@ class CodeLane implements PieceSink {
   /** The worker's lane that cuts and highlights this lane's code, while it does. */
   private remote: RemoteLane | undefined;
   /** Pieces of the backlog from the worker, in order, not placed yet. */
-  private incoming: HighlightedPiece[] = [];
+  private incoming: RenderedPiece[] = [];
 
   constructor(
     private readonly code: HTMLElement,
@@ -57,7 +57,7 @@ class CodeLane implements PieceSink {
     private readonly before: () => Node,
     /** Asks for a frame: pieces came from the worker, or the page is to highlight the rest. */
     private readonly wake: () => void,
-    /** Whether the page's highlighting worker may take this lane's code. */
+    /** Whether the page's render worker may take this lane's code. */
     offThread: boolean,
   ) {
     this.remote = language === '' || !offThread ? undefined : remoteLane(language, this);
@@ -76,7 +76,7 @@ class CodeLane implements PieceSink {
     return this.backlog === '';
   }
 
-  receive(pieces: readonly HighlightedPiece[]): void {
+  receive(pieces: readonly RenderedPiece[]): void {
     const first = this.incoming.length === 0;
     this.incoming.push(...pieces);
     if (first) {

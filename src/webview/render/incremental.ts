@@ -25,7 +25,7 @@ export interface RendererOptions {
   readonly wantHeld?: (ids: readonly number[]) => void;
   /**
    * Whether streamed code may be cut and highlighted by the page's worker, when it is up (see
-   * highlighter.ts). By default, when frames come from the page's frame loop; a renderer with its
+   * worker.ts). By default, when frames come from the page's frame loop; a renderer with its
    * own `scheduleFrame` says so itself. A synchronous one must not: its render cannot wait.
    */
   readonly offThread?: boolean;

@@ -4,4 +4,4 @@ export { renderMarkdownOnce, sanitizeHtml } from './markdown';
 export { attachContentHandlers, codeOf, type ContentMessage } from './handlers';
 export { warmUp } from './warmUp';
 export { FrameLoop, type FrameClient } from './pacer';
-export { highlightingWorkerMs, startHighlighter } from './highlighter';
+export { renderWorkerMs, startWorker } from './worker';

@@ -1,8 +1,8 @@
 import { Grouper, replacePlacement, type Group, type Placement } from './groups';
 import { FULL_BUDGET_MS } from './pacer';
-import { remoteText, type RemoteText, type TextSink } from './highlighter';
+import { remoteText, type RemoteText, type TextSink } from './worker';
 import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
-import type { HighlightedPiece, TextPieces } from '../worker/protocol';
+import type { RenderedPiece, TextPieces } from '../worker/protocol';
 import {
   GROUP_SHELL,
   LONG_TABLE,
@@ -44,7 +44,7 @@ export interface StreamHost {
   register(chunk: FrozenChunk): void;
   /** Appends a stream's block (its nodes) to the answer. */
   place(fragment: DocumentFragment): Placement;
-  /** Asks for a render in the next frame: work came for the stream outside one (pieces from the highlighting worker). */
+  /** Asks for a render in the next frame: work came for the stream outside one (pieces from the render worker). */
   wake(): void;
   /** Whether streamed code may go to the page's worker (see RendererOptions.offThread). */
   offThread(): boolean;
@@ -117,7 +117,7 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
  * A paragraph. Lines are checked once the next line is complete (a table header needs the line
  * after it); the inline text is frozen in chunks cut by {@link TextCutter}, which render alone as
  * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
- * (see highlighter.ts), it cuts and renders the chunks, and renders the text after them as it
+ * (see worker.ts), it cuts and renders the chunks, and renders the text after them as it
  * stands; the page only places what comes back, and shows text the worker has not rendered within
  * PLAIN_AFTER_MS as plain text. Without it (or once it fails), the page does that work, with the same result.
  */
@@ -151,11 +151,11 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** The paragraph's end was given to the worker, which has not sent the last chunk yet: where it ends. */
   private closingAt: number | undefined;
   /** The worker's chunks not placed yet, with the definitions' version each was rendered with. */
-  private readonly incoming: Array<{ readonly piece: HighlightedPiece; readonly version: number }> = [];
+  private readonly incoming: Array<{ readonly piece: RenderedPiece; readonly version: number }> = [];
   /** Tail offset where the worker's chunks received so far end. */
   private receivedEnd: number;
   /** The worker's latest rendering of the text after its chunks (from `from`), until it is shown. */
-  private live: { readonly from: number; readonly piece: HighlightedPiece } | undefined;
+  private live: { readonly from: number; readonly piece: RenderedPiece } | undefined;
   /** The worker's rendered text shown spans these tail offsets; plain text shows what follows. */
   private liveFrom: number;
   private liveEnd: number;
@@ -303,7 +303,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   }
 
   /** Places a chunk the worker cut; one rendered with definitions since replaced is rendered again here. */
-  private placeChunk(piece: HighlightedPiece, version: number): void {
+  private placeChunk(piece: RenderedPiece, version: number): void {
     const from = this.frozenEnd;
     const source = this.sourceOf(from, piece.length);
     this.register(this.upToDate(piece.html, version, source), source);

@@ -1,5 +1,5 @@
 /**
- * The messages between a webview page and its worker (worker/highlight.ts). The page opens a lane
+ * The messages between a webview page and its worker (worker/render.ts). The page opens a lane
  * per streamed code block or long paragraph, gives it the block's final text as it comes and
  * closes it when no more comes; the worker answers with the lane's pieces in order:
  *
@@ -13,12 +13,12 @@
 import type { References } from '../render/parse';
 
 /** A piece of a lane's text: the next `length` code units, and their markup. */
-export interface HighlightedPiece {
+export interface RenderedPiece {
   readonly length: number;
   readonly html: string;
 }
 
-export type ToHighlighter =
+export type ToWorker =
   | { readonly type: 'open'; readonly lane: number; readonly language: string }
   /** A paragraph's inline text: cut with these definitions (`version`: the page's count of them, echoed back). */
   | { readonly type: 'openText'; readonly lane: number; readonly references: References; readonly version: number }
@@ -36,18 +36,18 @@ export type ToHighlighter =
 /** What a text lane has for the page. */
 export interface TextPieces {
   /** The paragraph's chunks cut since the last message, in order (markup without the chunk's element). */
-  readonly cuts: readonly HighlightedPiece[];
+  readonly cuts: readonly RenderedPiece[];
   /** The lane's text after those chunks, rendered as it stands (its end trimmed), unless too long to render each time. */
-  readonly live?: HighlightedPiece;
+  readonly live?: RenderedPiece;
   /** After `close`: the paragraph's last chunk (markup without the chunk's element); nothing follows. */
   readonly last?: string;
   /** The definitions' version the markup was rendered with. */
   readonly version: number;
 }
 
-export type FromHighlighter =
+export type FromWorker =
   /** `ms`: the worker's time for these pieces (cutting and highlighting), for the page's figures. */
-  | { readonly type: 'pieces'; readonly lane: number; readonly pieces: readonly HighlightedPiece[]; readonly ms: number }
+  | { readonly type: 'pieces'; readonly lane: number; readonly pieces: readonly RenderedPiece[]; readonly ms: number }
   | ({ readonly type: 'text'; readonly lane: number; readonly ms: number } & TextPieces)
   /** The worker is up: it has loaded and answers (sent once, first). */
   | { readonly type: 'ready' };

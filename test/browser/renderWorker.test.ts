@@ -1,4 +1,4 @@
-// The highlighting worker (src/webview/worker/highlight.ts, started by render/highlighter.ts) in
+// The render worker (src/webview/worker/render.ts, started by render/worker.ts) in
 // headless Chromium, under the webview's CSP: streamed code is cut and highlighted in the worker
 // and only placed by the page, and the answer ends exactly as a one-shot render of its text, as it
 // does when the page highlights on its own (no worker named, a worker that cannot load, one that
@@ -84,7 +84,7 @@ function panelState(): SurfaceState {
   return { surface: 'panel', title: 'Echo: code', applications: [{ id: 'echo', label: 'Echo', hasKey: true }], currentApplicationId: 'echo', turns, attachments: [] };
 }
 
-describe('highlighting worker in Chromium', function () {
+describe('render worker in Chromium', function () {
   this.timeout(180_000);
   let server: LoopbackServer;
   let browser: Browser;
@@ -94,13 +94,13 @@ describe('highlighting worker in Chromium', function () {
   before(async () => {
     server = await LoopbackServer.start();
     await routeWebviewAssets(server, { renderer: true });
-    server.route('/highlighter.js', 'text/javascript', await bundle('src/webview/worker/highlight.ts'));
+    server.route('/render-worker.js', 'text/javascript', await bundle('src/webview/worker/render.ts'));
     // The real worker, failing at the 20th text it is given (in the middle of a long paragraph).
-    const real = await bundle('src/webview/worker/highlight.ts');
-    server.route('/late-crashing-highlighter.js', 'text/javascript', `${real}\n;(() => { const take = onmessage; let adds = 0; onmessage = (event) => { if (event.data.type === 'add' && ++adds === 20) throw new Error('the worker crashed'); take(event); }; })();`);
+    const real = await bundle('src/webview/worker/render.ts');
+    server.route('/late-crashing-worker.js', 'text/javascript', `${real}\n;(() => { const take = onmessage; let adds = 0; onmessage = (event) => { if (event.data.type === 'add' && ++adds === 20) throw new Error('the worker crashed'); take(event); }; })();`);
     // Loads, says it is ready, then fails at the first code it is given.
-    server.route('/crashing-highlighter.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the highlighter crashed'); };`);
-    server.route('/broken-highlighter.js', 'text/javascript', `throw new Error('the highlighter does not load');`);
+    server.route('/crashing-worker.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the worker crashed'); };`);
+    server.route('/broken-worker.js', 'text/javascript', `throw new Error('the worker does not load');`);
     browser = await launchBrowser();
   });
 
@@ -116,10 +116,10 @@ describe('highlighting worker in Chromium', function () {
     assert.equal(pwned ?? false, false, 'nothing from an answer ran');
   });
 
-  /** An answer panel page under the webview's CSP, naming `highlighter` as its worker's script (or none). */
-  async function open(highlighter: string | undefined, before?: (page: Page) => Promise<void>): Promise<Page> {
+  /** An answer panel page under the webview's CSP, naming `worker` as its worker's script (or none). */
+  async function open(worker: string | undefined, before?: (page: Page) => Promise<void>): Promise<Page> {
     const pathname = `/panel-${++pages}`;
-    server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', highlighter, scripts: ['/render.js', '/webview.js'], styles: ['/webview.css'] }));
+    server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', worker, scripts: ['/render.js', '/webview.js'], styles: ['/webview.css'] }));
     const created = await browser.newPage({ viewport: { width: 1000, height: 800 } });
     await before?.(created);
     await created.addInitScript(`window.__violations = []; document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
@@ -174,14 +174,14 @@ describe('highlighting worker in Chromium', function () {
   }
 
   it('the worker starts under the webview CSP, highlights streamed code, and the answer ends as a one-shot render; hostile code stays text', async () => {
-    page = await open('/highlighter.js');
-    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    page = await open('/render-worker.js');
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     const text = codeAnswer();
     await stream(page, text, 41);
     assert.equal(await differsFromOneShot(page, text), undefined);
     assert.deepEqual(await foreignInCode(page), []);
     assert.ok((await page.locator('.aq-answer code .hljs-keyword').count()) > 100, 'the code is highlighted');
-    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'worker', 'the worker stayed up');
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
     assert.deepEqual(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations), [], 'no CSP violations');
   });
 
@@ -200,9 +200,9 @@ describe('highlighting worker in Chromium', function () {
           post.call(this, message, ...rest);
         },
       });
-      window.AQ.startHighlighter?.('/highlighter.js');
+      window.AQ.startWorker?.('/render-worker.js');
     });
-    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     const text = codeAnswer();
     const result = await page.evaluate(async (text) => {
       const once = window.AQ.renderMarkdownOnce(text);
@@ -276,8 +276,8 @@ describe('highlighting worker in Chromium', function () {
   }
 
   it('long paragraphs are cut and rendered in the worker, and the answer ends as a one-shot render; hostile text stays inert', async () => {
-    page = await open('/highlighter.js', countToWorker);
-    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    page = await open('/render-worker.js', countToWorker);
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     const text = paragraphAnswer();
     await stream(page, text, 51, true);
     assert.equal(await differsFromOneShot(page, text), undefined);
@@ -291,10 +291,10 @@ describe('highlighting worker in Chromium', function () {
     assert.ok((await page.locator('.aq-answer p > .aq-text-chunk').count()) > 20, 'the paragraphs are in chunks');
     assert.ok((await page.locator('.aq-answer p').filter({ hasText: 'window.__pwned' }).count()) > 0, 'the hostile text is there, as text');
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/three"]').count()) > 10, 'the paragraphs\' references are links');
-    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'worker', 'the worker stayed up');
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
   });
 
-  for (const [label, worker] of [['in the worker', '/highlighter.js'], ['on the page', undefined]] as const) {
+  for (const [label, worker] of [['in the worker', '/render-worker.js'], ['on the page', undefined]] as const) {
     it(`a long paragraph that uses a reference defined after it, streamed ${label}: the answer ends as a one-shot render, the uses links`, async () => {
       page = await open(worker);
       const uses = longShapes(60 * 1024, 14)
@@ -313,11 +313,11 @@ describe('highlighting worker in Chromium', function () {
   }
 
   it('a worker that fails in the middle of a long paragraph: the page renders the rest, to the same DOM', async () => {
-    page = await open('/late-crashing-highlighter.js');
-    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    page = await open('/late-crashing-worker.js');
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     const text = paragraphAnswer();
     await stream(page, text, 52, true);
-    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'page', 'the page knows the worker is gone');
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'page', 'the page knows the worker is gone');
     assert.equal(await differsFromOneShot(page, text), undefined);
     assert.deepEqual(await aliveInAnswer(page), []);
   });
@@ -326,17 +326,17 @@ describe('highlighting worker in Chromium', function () {
     page = await open(undefined);
     const text = codeAnswer();
     await stream(page, text, 42);
-    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), undefined);
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), undefined);
     assert.equal(await differsFromOneShot(page, text), undefined);
   });
 
   for (const [label, script] of [
-    ['is not found', '/no-such-highlighter.js'],
-    ['fails to load', '/broken-highlighter.js'],
+    ['is not found', '/no-such-worker.js'],
+    ['fails to load', '/broken-worker.js'],
   ] as const) {
     it(`a worker that ${label}: the page highlights, to the same DOM`, async () => {
       page = await open(script);
-      await page.waitForFunction(() => document.body.dataset.highlighting === 'page');
+      await page.waitForFunction(() => document.body.dataset.rendering === 'page');
       const text = codeAnswer();
       await stream(page, text, 43);
       assert.equal(await differsFromOneShot(page, text), undefined);
@@ -344,11 +344,11 @@ describe('highlighting worker in Chromium', function () {
   }
 
   it('a worker that fails in the middle of a block: the page highlights the rest, to the same DOM', async () => {
-    page = await open('/crashing-highlighter.js');
-    await page.waitForFunction(() => document.body.dataset.highlighting === 'worker');
+    page = await open('/crashing-worker.js');
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     const text = codeAnswer();
     await stream(page, text, 44);
-    assert.equal(await page.evaluate(() => document.body.dataset.highlighting), 'page', 'the page knows the worker is gone');
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'page', 'the page knows the worker is gone');
     assert.equal(await differsFromOneShot(page, text), undefined);
     assert.deepEqual(await foreignInCode(page), []);
   });

@@ -8,12 +8,12 @@
  */
 import { codePiece } from '../render/code';
 import { LIVE_LIMIT, renderInlinePiece, TextCutter, type References } from '../render/parse';
-import type { FromHighlighter, HighlightedPiece, ToHighlighter } from './protocol';
+import type { FromWorker, RenderedPiece, ToWorker } from './protocol';
 
 /** The worker's global scope, as far as this file uses it (the page's DOM typings describe a window). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<ToHighlighter>) => void) | null;
-  postMessage(message: FromHighlighter): void;
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+  postMessage(message: FromWorker): void;
 }
 
 /** A slice of work lasts about this long before the messages waiting are taken. */
@@ -73,7 +73,7 @@ scope.onmessage = (event) => {
   schedule();
 };
 
-function take(lane: TextLane, message: Exclude<ToHighlighter, { type: 'open' | 'openText' | 'drop' }>): void {
+function take(lane: TextLane, message: Exclude<ToWorker, { type: 'open' | 'openText' | 'drop' }>): void {
   lane.dirty = true;
   switch (message.type) {
     case 'add':
@@ -129,7 +129,7 @@ function work(): void {
 }
 
 function codeWork(id: number, lane: CodeLane, end: number): void {
-  const pieces: HighlightedPiece[] = [];
+  const pieces: RenderedPiece[] = [];
   const began = performance.now();
   let start = 0;
   let stalled = false;
@@ -156,7 +156,7 @@ function codeWork(id: number, lane: CodeLane, end: number): void {
 function textWork(id: number, lane: TextLane): void {
   const began = performance.now();
   lane.dirty = false;
-  const cuts: HighlightedPiece[] = [];
+  const cuts: RenderedPiece[] = [];
   let from = lane.cutter.start;
   for (let cut = lane.cutter.next(lane.text, lane.text.length, lane.references); cut !== undefined; cut = lane.cutter.next(lane.text, lane.text.length, lane.references)) {
     cuts.push({ length: cut.end - from, html: cut.html });

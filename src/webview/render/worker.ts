@@ -1,9 +1,9 @@
 /**
- * The page's side of its worker (worker/highlight.ts). A streamed code block hands its code to a
+ * The page's side of its worker (worker/render.ts). A streamed code block hands its code to a
  * lane of the worker, and a long streamed paragraph its inline text, and each places the pieces
  * that come back; until the worker is ready, or if it cannot start or fails, code is highlighted
  * and text rendered on the page as before (render/fence.ts, render/streams.ts), with the same
- * result. `document.body.dataset.highlighting` says which it is: `worker`, or `page`.
+ * result. `document.body.dataset.rendering` says which it is: `worker`, or `page`.
  *
  * The worker's script is fetched and started from a `blob:` URL: a webview's scripts come from
  * another origin than the page, and a worker must be of the page's origin. The CSP allows just
@@ -11,13 +11,13 @@
  * host/platform/webview/html.ts). A `blob:` URL can only be made by a script already running in
  * the page, so this opens nothing to an answer's text.
  */
-import type { FromHighlighter, HighlightedPiece, TextPieces, ToHighlighter } from '../worker/protocol';
+import type { FromWorker, RenderedPiece, TextPieces, ToWorker } from '../worker/protocol';
 import type { References } from './parse';
 
 /** Where a code lane's pieces go: the code block's lane on the page. */
 export interface PieceSink {
   /** Pieces of the lane's code, in order, after those before. */
-  receive(pieces: readonly HighlightedPiece[]): void;
+  receive(pieces: readonly RenderedPiece[]): void;
   /** The worker is gone: what it did not send is the page's to highlight. */
   lost(): void;
 }
@@ -57,7 +57,7 @@ let worker: Worker | undefined;
 /** The worker's script as a `blob:` URL, until the worker is up (or has failed). */
 let script: string | undefined;
 let nextLane = 1;
-/** The worker's time for the pieces it sent, summed (see {@link highlightingWorkerMs}). */
+/** The worker's time for the pieces it sent, summed (see {@link renderWorkerMs}). */
 let workerMs = 0;
 /** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
 const sinks = new Map<number, WeakRef<PieceSink | TextSink>>();
@@ -65,7 +65,7 @@ const collected = new FinalizationRegistry<number>((lane) => {
   if (sinks.delete(lane)) post({ type: 'drop', lane });
 });
 
-function post(message: ToHighlighter): void {
+function post(message: ToWorker): void {
   worker?.postMessage(message);
 }
 
@@ -74,8 +74,8 @@ function forgetScript(): void {
   script = undefined;
 }
 
-function show(highlighting: 'worker' | 'page'): void {
-  document.body.dataset.highlighting = highlighting;
+function show(where: 'worker' | 'page'): void {
+  document.body.dataset.rendering = where;
 }
 
 function fail(): void {
@@ -90,8 +90,8 @@ function fail(): void {
   for (const sink of lost) sink.deref()?.lost();
 }
 
-/** Starts the page's highlighting worker from the script at `url` (once; later calls do nothing). */
-export function startHighlighter(url: string): void {
+/** Starts the page's render worker from the script at `url` (once; later calls do nothing). */
+export function startWorker(url: string): void {
   if (state !== 'none') return;
   state = 'starting';
   show('page');
@@ -100,14 +100,14 @@ export function startHighlighter(url: string): void {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       script = URL.createObjectURL(new Blob([await response.text()], { type: 'text/javascript' }));
-      const started = new Worker(script, { name: 'Application Query highlighting' });
+      const started = new Worker(script, { name: 'Application Query rendering' });
       worker = started;
       started.onerror = (event) => {
         event.preventDefault();
         fail();
       };
       started.onmessageerror = () => fail();
-      started.onmessage = (event: MessageEvent<FromHighlighter>) => {
+      started.onmessage = (event: MessageEvent<FromWorker>) => {
         const message = event.data;
         if (message.type === 'ready') {
           forgetScript();
@@ -137,8 +137,8 @@ export function startHighlighter(url: string): void {
   })();
 }
 
-/** How long the page's highlighting worker has worked for it so far, in ms (its share of the work, beside the main thread's). */
-export function highlightingWorkerMs(): number {
+/** How long the page's render worker has worked for it so far, in ms (its share of the work, beside the main thread's). */
+export function renderWorkerMs(): number {
   return workerMs;
 }
 
