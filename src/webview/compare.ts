@@ -167,10 +167,11 @@ class Column {
     this.answer = new AssistantTurnView(turn, {
       surface: 'panel',
       // Four answers at once keep the page's main thread and the other core busy (layout, raster):
-      // paragraphs sent to the worker came back frames later and held up the code the worker
+      // text sent to the worker came back frames later and held up the code the worker
       // highlights for every column. `npm run bench renderer-compare` measured every column's
-      // last byte → final DOM 2 to 7 times longer with them there; here the page renders them.
-      paragraphsOffThread: false,
+      // last byte → final DOM 2 to 7 times longer with long paragraphs there, and the list and
+      // generated columns' 5 times longer with every answer's blocks there; here the page renders text.
+      textOffThread: false,
       post,
       // The turn view calls this while it is being built (a column restored with text, or already ended): nothing to show yet.
       changed: () => {

@@ -15,8 +15,8 @@ export interface TurnContext {
   applicationLabel(id: string): string;
   /** `chat` shows a Copy button per answer and full questions; `panel` collapses the question. */
   readonly surface: 'chat' | 'panel';
-  /** Whether long paragraphs may be rendered by the page's worker (see RendererOptions; by default, yes). */
-  readonly paragraphsOffThread?: boolean;
+  /** Whether the answer's text (its blocks, long paragraphs) may be rendered by the page's worker (see RendererOptions; by default, yes). */
+  readonly textOffThread?: boolean;
 }
 
 /** The text announced once when an answer ends. */
@@ -83,7 +83,7 @@ export class AssistantTurnView {
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
     this.renderer = new IncrementalRenderer(answer, {
-      paragraphsOffThread: context.paragraphsOffThread,
+      textOffThread: context.textOffThread,
       wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
       onRender: () => {
         context.changed();

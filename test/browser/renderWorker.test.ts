@@ -74,6 +74,30 @@ function paragraphAnswer(): string {
   return ['Intro.', '', mixed, '', wrapped(60 * 1024, 12), '', `Start \` stray ${wrapped(40 * 1024, 13)} end\`.`, '', 'The end.', '', '[REF 3]: https://example.com/three', ''].join('\n');
 }
 
+/**
+ * Many short blocks (headings, paragraphs, code, lists, quotes, tables), hostile markup and
+ * links among them, references used before and after their definitions, and (`long`) a long code
+ * block and a long paragraph in the middle (the page streams those itself).
+ */
+function blocksAnswer(long = true): string {
+  const hostile = [
+    '<script>window.__pwned = true</script>',
+    '<img src=x onerror="window.__pwned = true">',
+    '[click](javascript:window.__pwned=true) and <a href="command:workbench.action.quit">quit</a>',
+    '![x](javascript:window.__pwned=true) [quit](command:workbench.action.quit)',
+    '<details open ontoggle="window.__pwned = true">x</details>',
+  ];
+  const parts = longShapes(240 * 1024, 15).blocks.trimEnd().split('\n\n');
+  const shapes = longShapes(24 * 1024, 16);
+  const blocks = parts.flatMap((part, i) => [
+    part,
+    ...(i % 50 === 25 ? [hostile[Math.floor(i / 50) % hostile.length]] : []),
+    ...(i % 40 === 10 ? [`See [the docs][ref] and [the middle][mid].`] : []),
+    ...(i === Math.floor(parts.length / 2) ? ['[mid]: https://example.com/mid', ...(long ? [shapes.fence.trimEnd(), shapes.paragraph.trimEnd()] : [])] : []),
+  ]);
+  return [...blocks, '[ref]: https://example.com/docs', ''].join('\n\n');
+}
+
 /** A panel state with one streaming answer. */
 function panelState(): SurfaceState {
   const startedAt = Date.now();
@@ -98,6 +122,9 @@ describe('render worker in Chromium', function () {
     // The real worker, failing at the 20th text it is given (in the middle of a long paragraph).
     const real = await bundle('src/webview/worker/render.ts');
     server.route('/late-crashing-worker.js', 'text/javascript', `${real}\n;(() => { const take = onmessage; let adds = 0; onmessage = (event) => { if (event.data.type === 'add' && ++adds === 20) throw new Error('the worker crashed'); take(event); }; })();`);
+    // The real worker, its answers reaching the page 0-90 ms late (in order, seeded): the page often renders text itself
+    // while the worker has cut further, and the worker must go on from where the page is.
+    server.route('/lagging-worker.js', 'text/javascript', `${real}\n;(() => { const send = self.postMessage.bind(self); const queue = []; let seed = 7; const delay = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) % 91); const next = () => { send(queue.shift()); if (queue.length > 0) setTimeout(next, delay()); }; self.postMessage = (message) => { queue.push(message); if (queue.length === 1) setTimeout(next, delay()); }; })();`);
     // Loads, says it is ready, then fails at the first code it is given.
     server.route('/crashing-worker.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the worker crashed'); };`);
     server.route('/broken-worker.js', 'text/javascript', `throw new Error('the worker does not load');`);
@@ -246,8 +273,8 @@ describe('render worker in Chromium', function () {
   }
 
   /**
-   * Counts the page's messages to its worker by type, and the paragraph chunks the worker sent
-   * back (`cuts`), set before the page's script runs.
+   * Counts the page's messages to its worker by type, and the paragraph chunks (`cuts`) and runs
+   * of blocks (`blockPieces`) the worker sent back, set before the page's script runs.
    */
   async function countToWorker(target: Page): Promise<void> {
     await target.addInitScript(() => {
@@ -266,8 +293,9 @@ describe('render worker in Chromium', function () {
           return handler?.get?.call(this) as unknown;
         },
         set(this: Worker, listener: ((event: MessageEvent) => void) | null) {
-          handler?.set?.call(this, (event: MessageEvent<{ type?: string; cuts?: unknown[] }>) => {
+          handler?.set?.call(this, (event: MessageEvent<{ type?: string; cuts?: unknown[]; pieces?: unknown[] }>) => {
             if (event.data.type === 'text') counts.cuts += event.data.cuts?.length ?? 0;
+            if (event.data.type === 'blocks') counts.blockPieces = (counts.blockPieces ?? 0) + (event.data.pieces?.length ?? 0);
             listener?.(event);
           });
         },
@@ -292,6 +320,35 @@ describe('render worker in Chromium', function () {
     assert.ok((await page.locator('.aq-answer p').filter({ hasText: 'window.__pwned' }).count()) > 0, 'the hostile text is there, as text');
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/three"]').count()) > 10, 'the paragraphs\' references are links');
     assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
+  });
+
+  it('an answer of many blocks is cut and rendered in the worker, and ends as a one-shot render; hostile text stays inert', async () => {
+    page = await open('/render-worker.js', countToWorker);
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
+    const text = blocksAnswer();
+    await stream(page, text, 54, true);
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
+    const counts = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
+    assert.ok((counts.openBlocks ?? 0) >= 1, 'the answer has a blocks lane');
+    // About 30 runs of whole blocks (8 KiB each) before and after the long blocks the page streams.
+    assert.ok((counts.blockPieces ?? 0) >= 20, `the worker cut and rendered the blocks (${counts.blockPieces ?? 0} runs)`);
+    assert.ok((counts.pause ?? 0) >= 2, `the page streamed the long code block and paragraph itself (${counts.pause ?? 0} pauses)`);
+    assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 10, 'uses before the definition are links');
+    assert.ok((await page.locator('.aq-answer a[href="https://example.com/mid"]').count()) > 10, 'uses before and after a definition in the middle are links');
+  });
+
+  it('a worker that lags: the page renders what it waited for too long itself, the worker goes on after it, and the answer ends as a one-shot render', async () => {
+    page = await open('/lagging-worker.js', countToWorker);
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
+    // No long code block: its highlighting would wait for the lagging worker, and the rest of the answer with it.
+    const text = blocksAnswer(false);
+    await stream(page, text, 55, true);
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
+    const counts = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
+    assert.ok((counts.skip ?? 0) >= 3, `the page rendered text itself and the worker went on after it (${counts.skip ?? 0} times)`);
+    assert.ok((counts.blockPieces ?? 0) >= 5, `the worker's runs of blocks still came (${counts.blockPieces ?? 0})`);
   });
 
   for (const [label, worker] of [['in the worker', '/render-worker.js'], ['on the page', undefined]] as const) {

@@ -1,8 +1,9 @@
 import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
+import { BlockLane } from './blockLane';
 import { Grouper, replacePlacement, type Placement } from './groups';
 import { LazyGroups } from './lazy';
-import { renderFragment } from './markdown';
+import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
 import { FramePacer, FULL_BUDGET_MS, pageFrames, type FrameClient } from './pacer';
@@ -30,10 +31,11 @@ export interface RendererOptions {
    */
   readonly offThread?: boolean;
   /**
-   * Whether long paragraphs may be cut and rendered by the page's worker (see streams.ts,
-   * ParagraphStream), when code may go there too. By default, yes.
+   * Whether the answer's text may be cut and rendered by the page's worker, when code may go
+   * there too: its whole blocks (see blockLane.ts) and long paragraphs (see streams.ts,
+   * ParagraphStream). By default, yes.
    */
-  readonly paragraphsOffThread?: boolean;
+  readonly textOffThread?: boolean;
 }
 
 /** A held group after the tail, and its text if it had to be asked for to be rendered in line. */
@@ -125,6 +127,8 @@ export class IncrementalRenderer {
   private regrowAt = 0;
   /** Groups of blocks that wait as text until they come near the view. */
   private lazy: LazyGroups;
+  /** The worker's lane that cuts and renders the answer's whole blocks, while it does (see blockLane.ts). */
+  private lane: BlockLane | undefined;
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
   private scheduled = false;
@@ -176,7 +180,7 @@ export class IncrementalRenderer {
     place: (fragment) => this.blocks.append(fragment),
     wake: () => this.requestFrame(),
     offThread: () => this.options.offThread ?? this.options.scheduleFrame === undefined,
-    paragraphsOffThread: () => this.host.offThread() && this.options.paragraphsOffThread !== false,
+    textOffThread: () => this.host.offThread() && this.options.textOffThread !== false,
   };
 
   constructor(
@@ -186,6 +190,16 @@ export class IncrementalRenderer {
     this.schedule = options.scheduleFrame;
     this.blocks = blockGrouper(container);
     this.lazy = this.lazyGroups();
+    this.lane = this.blockLane();
+  }
+
+  /** A lane of the page's worker for the answer's blocks, if the renderer may wait for it and it is up. */
+  private blockLane(): BlockLane | undefined {
+    if (!this.host.textOffThread()) {
+      return undefined;
+    }
+    const lane = new BlockLane(() => this.requestFrame());
+    return lane.active ? lane : undefined;
   }
 
   /** How many UTF-16 code units have been received. */
@@ -202,6 +216,7 @@ export class IncrementalRenderer {
     const normalized = this.normalizer.normalize(text);
     const last = this.queue.length - 1;
     if (last < 0) {
+      this.lane?.add(normalized, this.tail.length);
       this.tail += normalized;
     } else if (typeof this.queue[last] === 'string') {
       this.queue[last] += normalized;
@@ -217,6 +232,9 @@ export class IncrementalRenderer {
    * The text before them ends where a group starts, as the host cut it.
    */
   hold(groups: readonly HeldGroup[]): void {
+    // The worker's offsets are into the text as it came: the page renders the rest of this answer.
+    this.lane?.drop();
+    this.lane = undefined;
     this.queue.push(...groups.map((group) => ({ group })));
     this.requestFrame();
   }
@@ -285,6 +303,9 @@ export class IncrementalRenderer {
     this.lazy.dispose();
     this.lazy = this.lazyGroups();
     this.lazyRetryAt = 0;
+    this.lane?.drop();
+    this.lane = this.blockLane();
+    this.lane?.add(this.tail, 0);
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
     // A long text (a restored conversation) is rendered over frames like any other.
@@ -341,6 +362,23 @@ export class IncrementalRenderer {
         this.endStream(result);
         continue;
       }
+      if (this.lane?.active === true && !all && this.tail.length > 0) {
+        if (performance.now() >= deadline) {
+          more = true;
+          break;
+        }
+        const offset = this.lane.offset(this.tail.length);
+        const piece = this.lane.take(offset, offset + this.tail.length);
+        if (piece !== undefined) {
+          this.placeFromWorker(piece.html, piece.references, this.tail.slice(0, piece.length));
+          changed = true;
+          continue;
+        }
+        if (this.lane.waits(offset)) {
+          more = true;
+          break;
+        }
+      }
       if (this.tail.length > 0 && (complete || all || this.tail.length >= this.regrowAt)) {
         if (performance.now() >= deadline) {
           more = true;
@@ -374,6 +412,10 @@ export class IncrementalRenderer {
         more = true;
         break;
       }
+    }
+    if (this.stream === undefined) {
+      // Text the page rendered itself: the worker goes on after it.
+      this.lane?.follow(this.lane.offset(this.tail.length), this.frozenRefs, !more);
     }
     // With work left for later frames, the text received is not all rendered yet.
     this.renderedLength = more ? -1 : this.received;
@@ -530,6 +572,20 @@ export class IncrementalRenderer {
     return true;
   }
 
+  /**
+   * Places whole blocks the worker cut and rendered (`source`: their markdown, the tail's start);
+   * rendered again here if they could use a definition and were rendered with others than the DOM reflects.
+   */
+  private placeFromWorker(html: string, references: string, source: string): void {
+    this.removeTail();
+    const current = references === this.refsSignature || !source.includes(']');
+    this.placeFrozen(current ? sanitizeToFragment(html) : renderBlocks(source, { ...this.refs, ...this.frozenRefs }), source);
+    this.tail = this.tail.slice(source.length);
+    this.window = BASE_WINDOW;
+    this.shortEnd = 0;
+    this.regrowAt = 0;
+  }
+
   /** Places rendered top-level blocks that end at a boundary (their markdown: `source`) as a frozen chunk. */
   private placeFrozen(fragment: DocumentFragment, source: string): void {
     const placement = this.blocks.append(fragment);
@@ -677,6 +733,7 @@ export class IncrementalRenderer {
     this.removeTail();
     this.tail = this.tail.slice(offset);
     this.stream = stream;
+    this.lane?.pause();
     return true;
   }
 

@@ -48,8 +48,8 @@ export interface StreamHost {
   wake(): void;
   /** Whether streamed code may go to the page's worker (see RendererOptions.offThread). */
   offThread(): boolean;
-  /** Whether a long paragraph may go to the page's worker (see RendererOptions.paragraphsOffThread). */
-  paragraphsOffThread(): boolean;
+  /** Whether the answer's text (a long paragraph) may go to the page's worker (see RendererOptions.textOffThread). */
+  textOffThread(): boolean;
 }
 
 /**
@@ -183,7 +183,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     this.liveEnd = this.start;
     this.shownTo = this.start;
     this.remoteReferences = host.references();
-    this.remote = host.paragraphsOffThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
+    this.remote = host.textOffThread() ? remoteText(this.remoteReferences, this.version, this) : undefined;
   }
 
   /** Work is left that this frame or later ones can do (what the worker is still on is not, but for text waiting to be shown). */

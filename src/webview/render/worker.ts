@@ -11,7 +11,7 @@
  * host/platform/webview/html.ts). A `blob:` URL can only be made by a script already running in
  * the page, so this opens nothing to an answer's text.
  */
-import type { FromWorker, RenderedPiece, TextPieces, ToWorker } from '../worker/protocol';
+import type { BlockPieces, FromWorker, RenderedPiece, TextPieces, ToWorker } from '../worker/protocol';
 import type { References } from './parse';
 
 /** Where a code lane's pieces go: the code block's lane on the page. */
@@ -28,6 +28,24 @@ export interface TextSink {
   receiveText(pieces: TextPieces): void;
   /** The worker is gone: what it did not send is the page's to render. */
   lost(): void;
+}
+
+/** Where a blocks lane's pieces go: the answer's renderer. */
+export interface BlocksSink {
+  receiveBlocks(pieces: BlockPieces): void;
+  /** The worker is gone: the page renders all of the answer. */
+  lost(): void;
+}
+
+/** A blocks lane of the worker, as an answer's renderer sees it. */
+export interface RemoteBlocks {
+  /** The answer's text (line breaks normalized), after what was added before; `at`: where the text the page has not rendered starts. */
+  add(text: string, at: number): void;
+  /** The page rendered the text before `to` itself: cut from there, knowing these definitions. */
+  skip(to: number, references: References): void;
+  /** The page renders the text from where the lane stands itself (it streams a long block), until `skip`. */
+  pause(): void;
+  drop(): void;
 }
 
 /** A text lane of the worker, as a paragraph's stream sees it. */
@@ -60,7 +78,7 @@ let nextLane = 1;
 /** The worker's time for the pieces it sent, summed (see {@link renderWorkerMs}). */
 let workerMs = 0;
 /** Lanes the page still wants pieces for; held weakly, so a block that is gone lets its lane go. */
-const sinks = new Map<number, WeakRef<PieceSink | TextSink>>();
+const sinks = new Map<number, WeakRef<PieceSink | TextSink | BlocksSink>>();
 const collected = new FinalizationRegistry<number>((lane) => {
   if (sinks.delete(lane)) post({ type: 'drop', lane });
 });
@@ -128,6 +146,8 @@ export function startWorker(url: string): void {
         } else if (message.type === 'text' && 'receiveText' in sink) {
           if (message.last !== undefined) sinks.delete(message.lane);
           sink.receiveText(message);
+        } else if (message.type === 'blocks' && 'receiveBlocks' in sink) {
+          sink.receiveBlocks(message);
         }
       };
     } catch {
@@ -143,7 +163,7 @@ export function renderWorkerMs(): number {
 }
 
 /** A new lane of the worker for `sink`, if the worker is up. */
-function openLane(sink: PieceSink | TextSink): number | undefined {
+function openLane(sink: PieceSink | TextSink | BlocksSink): number | undefined {
   if (state !== 'ready') return undefined;
   const lane = nextLane++;
   sinks.set(lane, new WeakRef(sink));
@@ -177,6 +197,19 @@ export function remoteText(references: References, version: number, sink: TextSi
     tentative: (text) => post({ type: 'tentative', lane, text }),
     references: (next, nextVersion) => post({ type: 'references', lane, references: next, version: nextVersion }),
     close: (length) => post({ type: 'close', lane, length }),
+    drop: () => dropLane(lane),
+  };
+}
+
+/** A worker lane for an answer's whole blocks, if the worker is up (else the answer renders on the page). */
+export function remoteBlocks(sink: BlocksSink): RemoteBlocks | undefined {
+  const lane = openLane(sink);
+  if (lane === undefined) return undefined;
+  post({ type: 'openBlocks', lane });
+  return {
+    add: (text, at) => post({ type: 'add', lane, text, at }),
+    skip: (to, references) => post({ type: 'skip', lane, to, references }),
+    pause: () => post({ type: 'pause', lane }),
     drop: () => dropLane(lane),
   };
 }

@@ -6,9 +6,10 @@
  * only inserts them. Work is done in slices: messages that arrive meanwhile (more text, a lane
  * dropped) are taken between two slices.
  */
+import { findBoundary, lineStarts } from '../../shared/answer/blocks';
 import { codePiece } from '../render/code';
-import { LIVE_LIMIT, renderInlinePiece, TextCutter, type References } from '../render/parse';
-import type { FromWorker, RenderedPiece, ToWorker } from './protocol';
+import { LIVE_LIMIT, parseBlocks, parseMarkdown, renderInlinePiece, renderTokens, TextCutter, type References, type RenderEnv } from '../render/parse';
+import type { BlockPiece, FromWorker, RenderedPiece, ToWorker } from './protocol';
 
 /** The worker's global scope, as far as this file uses it (the page's DOM typings describe a window). */
 interface WorkerScope {
@@ -43,7 +44,31 @@ interface TextLane {
   dirty: boolean;
 }
 
-type Lane = CodeLane | TextLane;
+interface BlocksLane {
+  readonly kind: 'blocks';
+  /**
+   * The lane's text from `keptFrom` on: from where the page last said it stands, which can be
+   * before `base` (pieces on their way) and is where the page may say to go on from.
+   */
+  kept: string;
+  keptFrom: number;
+  /** Where the next piece starts: what is not cut yet is `kept` from here on. */
+  base: number;
+  /** Definitions made by the text before `base`. */
+  references: References;
+  /** The page renders the text from `base` on itself, until it says where to go on. */
+  paused: boolean;
+  /** How much of `text` was looked at when no block ended in it (nothing to do until it grows past `waitFor`). */
+  examined: number;
+  waitFor: number;
+  /** The text changed since the last message. */
+  dirty: boolean;
+}
+
+type Lane = CodeLane | TextLane | BlocksLane;
+
+/** A blocks lane parses this much at once, unless a longer open block needs more (then it doubles), as the page does. */
+const BLOCKS_WINDOW = 8 * 1024;
 
 const scope = self as unknown as WorkerScope;
 const lanes = new Map<number, Lane>();
@@ -58,6 +83,9 @@ scope.onmessage = (event) => {
     case 'openText':
       lanes.set(message.lane, { kind: 'text', text: '', cutter: new TextCutter(0), tentative: '', references: message.references, version: message.version, closed: false, dirty: false });
       return;
+    case 'openBlocks':
+      lanes.set(message.lane, { kind: 'blocks', kept: '', keptFrom: 0, base: 0, references: {}, paused: false, examined: 0, waitFor: 0, dirty: false });
+      return;
     case 'drop':
       lanes.delete(message.lane);
       return;
@@ -67,13 +95,41 @@ scope.onmessage = (event) => {
   if (lane.kind === 'code') {
     if (message.type === 'add') lane.backlog += message.text;
     else if (message.type === 'close') lane.closed = true;
+  } else if (lane.kind === 'blocks') {
+    takeBlocks(lane, message);
   } else {
     take(lane, message);
   }
   schedule();
 };
 
-function take(lane: TextLane, message: Exclude<ToWorker, { type: 'open' | 'openText' | 'drop' }>): void {
+function takeBlocks(lane: BlocksLane, message: Exclude<ToWorker, { type: 'open' | 'openText' | 'openBlocks' | 'drop' }>): void {
+  switch (message.type) {
+    case 'add': {
+      lane.kept += message.text;
+      // Text before where the page stands and before where cutting stands is not needed again.
+      const drop = Math.min(message.at ?? lane.keptFrom, lane.base) - lane.keptFrom;
+      if (drop > 0) {
+        lane.kept = lane.kept.slice(drop);
+        lane.keptFrom += drop;
+      }
+      break;
+    }
+    case 'skip':
+      lane.base = Math.max(message.to, lane.keptFrom);
+      lane.references = message.references;
+      lane.paused = false;
+      lane.examined = 0;
+      lane.waitFor = 0;
+      break;
+    case 'pause':
+      lane.paused = true;
+      break;
+  }
+  lane.dirty = true;
+}
+
+function take(lane: TextLane, message: Exclude<ToWorker, { type: 'open' | 'openText' | 'openBlocks' | 'drop' }>): void {
   lane.dirty = true;
   switch (message.type) {
     case 'add':
@@ -91,6 +147,8 @@ function take(lane: TextLane, message: Exclude<ToWorker, { type: 'open' | 'openT
       lane.tentative = '';
       if (message.length !== undefined) lane.text = lane.text.slice(0, message.length);
       return;
+    default:
+      return;
   }
 }
 
@@ -104,6 +162,7 @@ function schedule(): void {
 /** Whether a lane has work that can be done now. */
 function due(lane: Lane): boolean {
   if (lane.kind === 'text') return lane.dirty;
+  if (lane.kind === 'blocks') return lane.dirty && !lane.paused && uncut(lane).length >= lane.waitFor;
   return lane.backlog !== '' && (lane.closed || lane.backlog.length !== lane.stalledAt);
 }
 
@@ -115,6 +174,8 @@ function work(): void {
     if (!due(lane)) continue;
     if (lane.kind === 'text') {
       textWork(id, lane);
+    } else if (lane.kind === 'blocks') {
+      blocksWork(id, lane, end);
     } else {
       codeWork(id, lane, end);
     }
@@ -173,6 +234,56 @@ function textWork(id: number, lane: TextLane): void {
   const shown = (rest + lane.tentative).trimEnd();
   const live = shown.length > LIVE_LIMIT ? undefined : { length: shown.length, html: renderInlinePiece(shown, lane.references).html };
   scope.postMessage({ type: 'text', lane: id, cuts, live, version: lane.version, ms: performance.now() - began });
+}
+
+/**
+ * Cuts the answer's text where the page would (the last place in a window where the text before
+ * renders as in the whole answer, see shared/answer/blocks.ts) and renders each run of whole
+ * blocks as the page would, with the definitions made before it and those seen in the window.
+ * The open block at the end is the page's: it is looked at again once the text grows (by half,
+ * once it is long), until the page says it streams it (`pause`).
+ */
+/** A blocks lane's text not cut yet. */
+function uncut(lane: BlocksLane): string {
+  return lane.kept.slice(lane.base - lane.keptFrom);
+}
+
+function blocksWork(id: number, lane: BlocksLane, end: number): void {
+  const began = performance.now();
+  const from = lane.base;
+  const pieces: BlockPiece[] = [];
+  let window = BLOCKS_WINDOW;
+  let rest = uncut(lane);
+  while (rest.length >= lane.waitFor && performance.now() < end) {
+    const text = window < rest.length ? rest.slice(0, window) : rest;
+    const env: RenderEnv = { references: { ...lane.references } };
+    const tokens = parseMarkdown(text, env, 'blocks');
+    const boundary = findBoundary(tokens, text, lineStarts(text));
+    if (boundary === undefined && text.length < rest.length) {
+      window *= 2;
+      continue;
+    }
+    if (boundary === undefined) {
+      lane.examined = text.length;
+      lane.waitFor = text.length > LIVE_LIMIT ? Math.ceil(text.length * 1.5) : text.length + 1;
+      break;
+    }
+    const source = text.slice(0, boundary.offset);
+    pieces.push({ length: boundary.offset, html: renderTokens(tokens.slice(0, boundary.index), env), references: JSON.stringify(env.references ?? {}) });
+    if (source.includes(']:')) {
+      // The definitions the cut text makes (the first definition wins, as in a whole parse).
+      const learned: RenderEnv = { references: { ...lane.references } };
+      parseBlocks(source, learned);
+      lane.references = learned.references ?? {};
+    }
+    rest = rest.slice(boundary.offset);
+    lane.base += boundary.offset;
+    lane.examined = 0;
+    lane.waitFor = 0;
+    window = BLOCKS_WINDOW;
+  }
+  lane.dirty = rest.length >= lane.waitFor;
+  scope.postMessage({ type: 'blocks', lane: id, from, pieces, seen: lane.base + lane.examined, ms: performance.now() - began });
 }
 
 scope.postMessage({ type: 'ready' });
