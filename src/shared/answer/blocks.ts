@@ -171,6 +171,15 @@ export function boundaryAt(tokens: readonly Token[], i: number, text: string, st
   return BLANK.test(previous) || closedFence ? starts[line] : undefined;
 }
 
+/**
+ * Whether `text` could hold a cut (see {@link boundaryAt}) at all: one needs a blank line or a
+ * closing fence (a second fence line) before it. Text without either is one open block, without
+ * parsing it.
+ */
+export function mayHoldCut(text: string): boolean {
+  return /(?:^|\n)[ \t]*\n/.test(text) || (text.match(/(?:^|\n) {0,3}(?:`{3,}|~{3,})/g)?.length ?? 0) >= 2;
+}
+
 /** The last cut in a parsed text (see {@link boundaryAt}): its token index and offset, or undefined. */
 export function findBoundary(tokens: readonly Token[], text: string, starts: readonly number[]): { index: number; offset: number } | undefined {
   for (let i = tokens.length - 1; i > 0; i--) {

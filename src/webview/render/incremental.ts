@@ -1,4 +1,4 @@
-import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, startsElement, TextNormalizer } from '../../shared/answer/blocks';
+import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, mayHoldCut, startsElement, TextNormalizer } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
 import { BlockLane } from './blockLane';
 import { Grouper, replacePlacement, type Placement } from './groups';
@@ -374,7 +374,8 @@ export class IncrementalRenderer {
           changed = true;
           continue;
         }
-        if (this.lane.waits(offset)) {
+        // Text that cannot end a block (the open block growing, or the answer's first words) is not waited for.
+        if (mayHoldCut(this.tail) && this.lane.waits(offset)) {
           more = true;
           break;
         }

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { createMarkdown, findBoundary, lineStarts } from '../../../src/shared/answer/blocks';
+import { createMarkdown, findBoundary, lineStarts, mayHoldCut } from '../../../src/shared/answer/blocks';
 
 const md = createMarkdown();
 
@@ -47,6 +47,24 @@ describe('where streamed markdown can be cut (shared/answer/blocks.ts)', () => {
     assert.equal(cutOf('Intro.\n\nA long line, still'), 'Intro.\n\n'.length);
     assert.equal(cutOf('para\n\n数据 still'), 'para\n\n'.length);
     assert.equal(cutOf('para\n\n**Bold** still'), 'para\n\n'.length);
+  });
+
+  it('text the quick check says holds no cut holds none: every prefix with a cut passes it', () => {
+    let cuts = 0;
+    for (const text of [...TEXTS, ...TEXTS.map((text) => text.replaceAll('\n\n', '\n  \t\n'))]) {
+      for (let length = 1; length <= text.length; length++) {
+        const prefix = text.slice(0, length);
+        if (cutOf(prefix) !== undefined) {
+          cuts++;
+          assert.ok(mayHoldCut(prefix), JSON.stringify(prefix));
+        }
+      }
+    }
+    assert.ok(cuts > 100, `prefixes with a cut (${cuts})`);
+    // The answer's first words, and an open block growing, need no parse.
+    for (const text of ['Hello', 'A paragraph\nwrapped on lines', '- a list\n- of items\n', '```ts\ncode\n', '> quoted\n> more']) {
+      assert.equal(mayHoldCut(text), false, JSON.stringify(text));
+    }
   });
 
   it('a line that could still become a list item, a quote, a fence or code is not a cut until it is complete', () => {
