@@ -422,6 +422,9 @@ export class IncrementalRenderer {
     this.renderedLength = more ? -1 : this.received;
     if (this.finished && !more && !waiting && this.stream === undefined && this.queue.length === 0) {
       this.settled = true;
+      // The worker keeps nothing for an answer that is all rendered.
+      this.lane?.drop();
+      this.lane = undefined;
     }
     if (!this.settled && !waiting && (more || (this.finished && !all))) {
       this.requestFrame();
