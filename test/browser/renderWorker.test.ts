@@ -125,6 +125,8 @@ describe('render worker in Chromium', function () {
     // The real worker, its answers reaching the page 0-90 ms late (in order, seeded): the page often renders text itself
     // while the worker has cut further, and the worker must go on from where the page is.
     server.route('/lagging-worker.js', 'text/javascript', `${real}\n;(() => { const send = self.postMessage.bind(self); const queue = []; let seed = 7; const delay = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) % 91); const next = () => { send(queue.shift()); if (queue.length > 0) setTimeout(next, delay()); }; self.postMessage = (message) => { queue.push(message); if (queue.length === 1) setTimeout(next, delay()); }; })();`);
+    // The real worker, which stops sending code pieces after its third message of them (hangs, but stays up).
+    server.route('/hanging-worker.js', 'text/javascript', `${real}\n;(() => { const send = self.postMessage.bind(self); let sent = 0; self.postMessage = (message) => { if (message.type === 'pieces' && ++sent > 3) return; send(message); }; })();`);
     // Loads, says it is ready, then fails at the first code it is given.
     server.route('/crashing-worker.js', 'text/javascript', `postMessage({ type: 'ready' }); onmessage = (event) => { if (event.data.type === 'add') throw new Error('the worker crashed'); };`);
     server.route('/broken-worker.js', 'text/javascript', `throw new Error('the worker does not load');`);
@@ -399,6 +401,17 @@ describe('render worker in Chromium', function () {
       assert.equal(await differsFromOneShot(page, text), undefined);
     });
   }
+
+  it('a worker that stops answering in the middle of a block: once the block has ended, the page highlights the rest, to the same DOM', async () => {
+    page = await open('/hanging-worker.js');
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
+    const text = codeAnswer();
+    // The answer ends: the rest of it does not wait for the worker's code.
+    await stream(page, text, 46);
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker did not fail: it stopped answering');
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
+  });
 
   it('a worker that fails in the middle of a block: the page highlights the rest, to the same DOM', async () => {
     page = await open('/crashing-worker.js');

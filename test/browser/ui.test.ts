@@ -409,7 +409,8 @@ describe('webview UI in Chromium', function () {
       assert.ok(result.typing.every((distance) => distance < 2), `each typed line was followed at once: ${summary}`);
       assert.ok(result.follows >= 2, `the flood was followed: ${summary}`);
       // Three frames to tell a flood, one follow every 100 ms, the end's: 61 follows (one a frame) before.
-      assert.ok(result.follows <= Math.ceil(result.floodMs / 100) + 4, `the flood was followed at most every 100 ms: ${summary}`);
+      // On a busy machine a frame can render less than a screen, which ends the flood: telling it again costs three more.
+      assert.ok(result.follows <= Math.ceil(result.floodMs / 100) + 7, `the flood was followed at most every 100 ms: ${summary}`);
       assert.ok(result.done && result.lastShown && result.endFromEnd < 2, `the view ends at the answer's end: ${summary}`);
     });
   });

@@ -7,13 +7,7 @@
  */
 import type { BlockPiece } from '../worker/protocol';
 import type { References } from './parse';
-import { remoteBlocks, type BlocksSink, type RemoteBlocks } from './worker';
-
-/**
- * How long the page leaves text it has not rendered to the worker, which has not looked at it
- * yet: the worker answers within a frame or two; past this, the page renders the text itself.
- */
-export const WORKER_WAIT_MS = 50;
+import { remoteBlocks, WORKER_WAIT_MS, type BlocksSink, type RemoteBlocks } from './worker';
 
 /** A run of whole blocks from the worker, and where it starts in the answer's text. */
 export interface PlacedPiece extends BlockPiece {

@@ -1,5 +1,5 @@
 import { codeLanguage, codePiece, highlightEnd } from './code';
-import { remoteLane, type PieceSink, type RemoteLane } from './worker';
+import { remoteLane, WORKER_WAIT_MS, type PieceSink, type RemoteLane } from './worker';
 import { highlightedNodes } from './markdown';
 import { fenceInfo, renderCodeShell, type MdToken } from './parse';
 import type { RenderedPiece } from '../worker/protocol';
@@ -49,6 +49,8 @@ class CodeLane implements PieceSink {
   private remote: RemoteLane | undefined;
   /** Pieces of the backlog from the worker, in order, not placed yet. */
   private incoming: RenderedPiece[] = [];
+  /** When the worker last sent pieces, or the lane was closed (a `performance.now()` time). */
+  private heardAt = 0;
 
   constructor(
     private readonly code: HTMLElement,
@@ -65,7 +67,8 @@ class CodeLane implements PieceSink {
 
   /** Work is left that this frame or later ones can do (pieces the worker is still on are not). */
   get pending(): boolean {
-    if (this.incoming.length > 0) {
+    if (this.incoming.length > 0 || (this.remote !== undefined && this.closed && this.backlog !== '')) {
+      // Pieces to place, or a block that ended waiting for the worker (see `settle`).
       return true;
     }
     return this.remote === undefined && this.backlog !== '' && (this.closed || this.backlog.length !== this.stalledAt);
@@ -77,6 +80,7 @@ class CodeLane implements PieceSink {
   }
 
   receive(pieces: readonly RenderedPiece[]): void {
+    this.heardAt = performance.now();
     const first = this.incoming.length === 0;
     this.incoming.push(...pieces);
     if (first) {
@@ -124,6 +128,7 @@ class CodeLane implements PieceSink {
   close(): void {
     if (!this.closed) {
       this.closed = true;
+      this.heardAt = performance.now();
       this.remote?.close();
     }
   }
@@ -135,7 +140,9 @@ class CodeLane implements PieceSink {
    */
   settle(deadline: number): void {
     let start = this.placeIncoming(deadline);
-    if (this.remote !== undefined && this.backlog.length > start && deadline === Number.POSITIVE_INFINITY) {
+    // The block has ended and the worker has sent nothing for a while: the rest of the answer waits for this code, so the page highlights it.
+    const lagging = this.closed && this.incoming.length === 0 && performance.now() - this.heardAt >= WORKER_WAIT_MS;
+    if (this.remote !== undefined && this.backlog.length > start && (deadline === Number.POSITIVE_INFINITY || lagging)) {
       this.remote.drop();
       this.remote = undefined;
     }

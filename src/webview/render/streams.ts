@@ -1,6 +1,6 @@
 import { Grouper, replacePlacement, type Group, type Placement } from './groups';
 import { FULL_BUDGET_MS } from './pacer';
-import { remoteText, type RemoteText, type TextSink } from './worker';
+import { remoteText, WORKER_WAIT_MS, type RemoteText, type TextSink } from './worker';
 import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
 import type { RenderedPiece, TextPieces } from '../worker/protocol';
 import {
@@ -78,8 +78,6 @@ export interface BlockStream {
  */
 const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_BUDGET_MS = 24;
-/** Paragraph text the worker has not rendered within this long is shown as plain text until it has. */
-const PLAIN_AFTER_MS = 50;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -119,7 +117,7 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
  * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
  * (see worker.ts), it cuts and renders the chunks, and renders the text after them as it
  * stands; the page only places what comes back, and shows text the worker has not rendered within
- * PLAIN_AFTER_MS as plain text. Without it (or once it fails), the page does that work, with the same result.
+ * WORKER_WAIT_MS as plain text. Without it (or once it fails), the page does that work, with the same result.
  */
 export class ParagraphStream implements BlockStream, TextSink {
   readonly placement: Placement;
@@ -349,7 +347,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   /**
    * Shows the text after the chunks placed: the worker's rendering of it when that starts where
    * they end, then as plain text what was shown before and what the worker has not rendered
-   * within PLAIN_AFTER_MS. The worker answers within a frame or two: text is laid out once, as
+   * within WORKER_WAIT_MS. The worker answers within a frame or two: text is laid out once, as
    * it is rendered, not first as plain text and then again.
    */
   private showLive(tail: string): void {
@@ -374,7 +372,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     const rendered = Math.max(this.liveEnd, this.frozenEnd);
     if (tail.length > Math.max(rendered, this.shownTo)) {
       this.waitingSince ??= now;
-      if (now - this.waitingSince >= PLAIN_AFTER_MS) {
+      if (now - this.waitingSince >= WORKER_WAIT_MS) {
         this.shownTo = tail.length;
         this.waitingSince = undefined;
       }

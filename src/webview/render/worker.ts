@@ -68,6 +68,12 @@ export interface RemoteLane {
   drop(): void;
 }
 
+/**
+ * How long the page leaves work to its worker, with nothing back, before it does the work itself:
+ * the worker answers within a frame or two.
+ */
+export const WORKER_WAIT_MS = 50;
+
 type State = 'none' | 'starting' | 'ready' | 'failed';
 
 let state: State = 'none';
