@@ -5,7 +5,7 @@
  * the end stays the page's, as does any text the page had to render itself meanwhile (the
  * worker then goes on from where the page is).
  */
-import type { BlockPiece } from '../worker/protocol';
+import type { BlockPiece, BlockPieces } from '../worker/protocol';
 import type { References } from './parse';
 import { remoteBlocks, WORKER_WAIT_MS, type BlocksSink, type RemoteBlocks } from './worker';
 
@@ -55,7 +55,7 @@ export class BlockLane implements BlocksSink {
     }
   }
 
-  receiveBlocks(message: { readonly from: number; readonly pieces: readonly BlockPiece[]; readonly seen: number }): void {
+  receiveBlocks(message: BlockPieces): void {
     if (this.remote === undefined) return;
     let from = message.from;
     for (const piece of message.pieces) {
