@@ -1,10 +1,11 @@
 /**
- * The worker of a webview page (a dedicated worker: no DOM, no page). It runs highlight.js over
- * streamed code blocks, cut into pieces by the same rule as on the page (render/code.ts), and
- * markdown-it over long streamed paragraphs, cut into chunks by the same rule as on the page
- * (render/parse.ts), and posts each lane's pieces back as they are done, so the page's main thread
- * only inserts them. Work is done in slices: messages that arrive meanwhile (more text, a lane
- * dropped) are taken between two slices.
+ * The worker of a webview page (a dedicated worker: no DOM, no page). It cuts an answer after
+ * whole top-level blocks where the page would (shared/answer/blocks.ts) and renders each run,
+ * runs highlight.js over streamed code blocks, cut into pieces by the same rule as on the page
+ * (render/code.ts), and markdown-it over long streamed paragraphs, cut into chunks by the same
+ * rule as on the page (render/parse.ts). It posts each lane's pieces back as they are done, so the
+ * page's main thread only inserts them. Work is done in slices: messages that arrive meanwhile
+ * (more text, a lane dropped) are taken between two slices.
  */
 import { findBoundary, lineStarts } from '../../shared/answer/blocks';
 import { codePiece } from '../render/code';
@@ -58,7 +59,7 @@ interface BlocksLane {
   references: References;
   /** The page renders the text from `base` on itself, until it says where to go on. */
   paused: boolean;
-  /** How much of `text` was looked at when no block ended in it (nothing to do until it grows past `waitFor`). */
+  /** How much of the uncut text was looked at when no block ended in it (nothing to do until it grows past `waitFor`). */
   examined: number;
   waitFor: number;
   /** The text changed since the last message. */
