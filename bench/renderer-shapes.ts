@@ -2,6 +2,7 @@
 // appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
 import type { CDPSession, Page } from 'playwright-core';
 import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
 
@@ -142,8 +143,19 @@ function answers(bytes: number, generated: (bytes: number) => string): Array<[st
   return all.filter(([name]) => ONLY.length === 0 || ONLY.some((word) => name.includes(word)));
 }
 
-/** AQ_SHAPES_PROFILE=file.cpuprofile: a CPU profile of the page in the middle run of each shape streamed (the last one written stays). */
+/**
+ * AQ_SHAPES_PROFILE=file.cpuprofile: a CPU profile of the page in the middle run of each shape and
+ * size streamed, numbered in the order they run (file-1.cpuprofile, file-2.cpuprofile, …; the bench
+ * prints each file's shape size and load as it writes it).
+ */
 const PROFILE_FILE = process.env.AQ_SHAPES_PROFILE || undefined;
+let profilesWritten = 0;
+
+function nextProfileFile(file: string): string {
+  profilesWritten += 1;
+  const extension = path.extname(file);
+  return `${file.slice(0, file.length - extension.length)}-${profilesWritten}${extension}`;
+}
 
 /** Only the shapes whose name has one of these words (env AQ_SHAPES, comma-separated, e.g. `list,generated`; all by default). */
 const ONLY = (process.env.AQ_SHAPES ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
@@ -180,7 +192,7 @@ async function mainThreadNow(cdp: CDPSession): Promise<MainThread> {
 }
 
 /** Streams `text` RUNS times; each figure is the median over the runs, `worstFrameMs` the longest frame of all. */
-async function streamRuns(page: Page, text: string): Promise<Streamed> {
+async function streamRuns(page: Page, text: string, load = ''): Promise<Streamed> {
   const runs: LiveResult[] = [];
   const mains: MainThread[] = [];
   const cdp = await page.context().newCDPSession(page);
@@ -189,13 +201,13 @@ async function streamRuns(page: Page, text: string): Promise<Streamed> {
     // Each run starts from a collected heap: the last run's answer is garbage that is not this run's.
     await cdp.send('HeapProfiler.collectGarbage');
     const before = await mainThreadNow(cdp);
-    const profile = run === Math.floor(RUNS / 2) ? PROFILE_FILE : undefined;
+    const profile = run === Math.floor(RUNS / 2) && PROFILE_FILE !== undefined ? nextProfileFile(PROFILE_FILE) : undefined;
     if (profile !== undefined) await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
     runs.push(await page.evaluate(streamLive, { text, bytesPerFrame: BYTES_PER_FRAME, frameGoalMs: FRAME_GOAL_MS }));
     if (profile !== undefined) {
       const { profile: recorded } = await cdp.send('Profiler.stop');
       await writeFile(profile, JSON.stringify(recorded));
-      console.error(`CPU profile of a run: ${profile}`);
+      console.error(`CPU profile of a run (${[size(text.length), load].filter((part) => part !== '').join(', ')}): ${profile}`);
     }
     const after = await mainThreadNow(cdp);
     mains.push({ layoutMs: after.layoutMs - before.layoutMs, styleMs: after.styleMs - before.styleMs });
@@ -250,7 +262,7 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
       for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
         const page = await open();
         try {
-          const result = await run(() => streamRuns(page, text));
+          const result = await run(() => streamRuns(page, text, `${load}, ${where}`));
           ok &&= result.equal;
           figures.push(`${load}, ${where}: ${result.lastByteToFinalMs.toFixed(0)} ms, frame ${result.longestFrameMs.toFixed(0)} ms, in frames ${result.renderOnlyMs.toFixed(0)} ms, in the worker ${result.workerMs.toFixed(0)} ms`);
         } finally {
@@ -287,7 +299,7 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
     for (const [load, run] of loads) {
       const page = await open();
       try {
-        figures.push(await run(async () => ({ load, one: await streamRuns(page, text), two: await streamRuns(page, twice[i][1]) })));
+        figures.push(await run(async () => ({ load, one: await streamRuns(page, text, load), two: await streamRuns(page, twice[i][1], load) })));
       } finally {
         await page.close();
       }

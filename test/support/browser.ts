@@ -9,12 +9,17 @@ import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HeldGroup } from '../../src/shared/protocol';
 import { CHROMIUM_ARGS } from '../launch/codeServer';
-import { chromiumPath } from '../launch/system';
+import { chromiumPath, ensureSystemPackages } from '../launch/system';
 import { repoRoot } from '../launch/util';
 import { seededRandom } from './random';
 
-/** Launches headless Chromium (`AQ_CHROMIUM`, else Debian's) with the flags the workbench uses too (plus any extra). */
-export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+/**
+ * Launches headless Chromium (`AQ_CHROMIUM`, else Debian's) with the flags the workbench uses too
+ * (plus any extra). Installs Debian's Chromium first where it is missing and the run may (root and
+ * apt), so `npm run bench` on a fresh machine works as `npm test` does.
+ */
+export async function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
+  await ensureSystemPackages(['chromium'], 'Driving headless Chromium');
   // Shared memory as Chromium uses it by default: the renderer's frame timings (tests and the
   // renderer bench) were measured that way; the workbench launcher's --disable-dev-shm-usage moves
   // it to files, which changes how frames are paced.

@@ -1,6 +1,7 @@
-// The frame pacer on its own clock: how a render's budget follows how busy the page is.
+// The frame pacer on its own clock: how a render's budget follows how busy the page is, and how
+// long a window of text fits in what is left of it.
 import * as assert from 'node:assert/strict';
-import { FramePacer, FULL_BUDGET_MS } from '../../src/webview/render/pacer';
+import { FramePacer, FULL_BUDGET_MS, WindowPace } from '../../src/webview/render/pacer';
 
 /** A page on a clock of its own, rendering through one pacer. */
 class Page {
@@ -58,5 +59,36 @@ describe('FramePacer', () => {
     page.pacer.ended(page.now, page.now + 20, true);
     page.now += 5000;
     assert.equal(page.pacer.budget(page.now), FULL_BUDGET_MS);
+  });
+});
+
+describe('WindowPace', () => {
+  it('gives the least window until one has shown the pace, and never more than asked', () => {
+    const pace = new WindowPace(1024);
+    assert.equal(pace.fits(20, 4096), 1024);
+    assert.equal(pace.fits(20, 512), 512);
+    assert.equal(pace.roomFor(0), true);
+  });
+
+  it('fits the window to the time left at the pace seen, between the least and the most', () => {
+    const pace = new WindowPace(1024);
+    // 4,000 characters in 8 ms: 2 ms per thousand.
+    pace.learn(8, 4000);
+    assert.equal(pace.fits(5, 4096), 2500);
+    assert.equal(pace.fits(20, 4096), 4096);
+    assert.equal(pace.fits(1, 4096), 1024);
+    // A least window (1,024 characters) takes about 2 ms: it fits in 2.1 ms left, not in 2 ms.
+    assert.equal(pace.roomFor(2.1), true);
+    assert.equal(pace.roomFor(2), false);
+  });
+
+  it('moves halfway to each window\'s pace, and learns nothing from a window shorter than the least', () => {
+    const pace = new WindowPace(1024);
+    pace.learn(4, 2000);
+    pace.learn(12, 2000);
+    // (2 + 6) / 2 = 4 ms per thousand: 10 ms fit 2,500 characters.
+    assert.equal(pace.fits(10), 2500);
+    pace.learn(500, 100);
+    assert.equal(pace.fits(10), 2500);
   });
 });

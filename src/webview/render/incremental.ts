@@ -6,7 +6,7 @@ import { LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
-import { FramePacer, FULL_BUDGET_MS, pageFrames, type FrameClient } from './pacer';
+import { FramePacer, FULL_BUDGET_MS, pageFrames, WindowPace, type FrameClient } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
@@ -117,8 +117,8 @@ export class IncrementalRenderer {
   private tailKey = '';
   private renderedLength = -1;
   private window = BASE_WINDOW;
-  /** How long a window took per code unit, a running average (0: none rendered yet). */
-  private msPerChar = 0;
+  /** The pace of this renderer's windows. */
+  private readonly pace = new WindowPace(MIN_WINDOW);
   /** A window cut short to fit the frame found no end of a block: its length (the next is twice as long); 0: none. */
   private shortEnd = 0;
   /** The stream rendering the open block at the start of the tail, if any. */
@@ -394,7 +394,7 @@ export class IncrementalRenderer {
         const last = end === this.tail.length;
         const started = performance.now();
         changed = this.renderWindow(end, all || (complete && last), last, end < whole) || changed;
-        this.learnPace(performance.now() - started, end);
+        this.pace.learn(performance.now() - started, end);
         if (!last || this.stream !== undefined) {
           continue;
         }
@@ -541,7 +541,7 @@ export class IncrementalRenderer {
     }
     if (taken > 0) {
       // Up to 63 blocks: only those that fit in the frame's time left, if they end where text can be cut.
-      const fits = this.msPerChar === 0 ? MIN_WINDOW : Math.max(MIN_WINDOW, (deadline - performance.now()) / this.msPerChar);
+      const fits = this.pace.fits(deadline - performance.now());
       let part = element - 1;
       while (taken > fits && part > 0 && (cuts[part] === undefined || (cuts[part] as number) > fits)) {
         part--;
@@ -633,20 +633,8 @@ export class IncrementalRenderer {
       // Whatever the budget: each window that ends inside a block is followed by a longer one.
       return Math.min(this.window, 2 * this.shortEnd);
     }
-    if (this.msPerChar === 0) {
-      // The pace is not known yet (the page may be cold): a small window measures it.
-      return MIN_WINDOW;
-    }
-    const fits = Math.floor((deadline - performance.now()) / this.msPerChar);
-    return Math.max(MIN_WINDOW, Math.min(this.window, fits));
-  }
-
-  /** A window of `length` code units took `ms`. */
-  private learnPace(ms: number, length: number): void {
-    if (length >= MIN_WINDOW) {
-      const pace = ms / length;
-      this.msPerChar = this.msPerChar === 0 ? pace : (this.msPerChar + pace) / 2;
-    }
+    // Until the pace is known (the page may be cold), a small window measures it.
+    return this.pace.fits(deadline - performance.now(), this.window);
   }
 
   /**

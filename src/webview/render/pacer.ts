@@ -51,6 +51,41 @@ export class FramePacer {
   }
 }
 
+/**
+ * The pace at which a renderer's windows of text have been rendered, and the window that fits the
+ * time left in a frame at that pace. A renderer that takes windows of a fixed length overruns its
+ * frame by up to a whole window whenever the page is slow for a while (cold, or sharing the
+ * processor); one that fits each window to the time left overruns it by the pace's error only.
+ */
+export class WindowPace {
+  /** How long a window took per code unit, a running average (0: none measured yet). */
+  private msPerChar = 0;
+
+  /** `least`: no window is cut shorter than this (code units), and shorter ones teach nothing. */
+  constructor(readonly least: number) {}
+
+  /** A window of `length` code units took `ms`. */
+  learn(ms: number, length: number): void {
+    if (length >= this.least) {
+      const pace = ms / length;
+      this.msPerChar = this.msPerChar === 0 ? pace : (this.msPerChar + pace) / 2;
+    }
+  }
+
+  /** How much text fits in `msLeft` at the pace seen: at least `least`, at most `most`; `least` until the pace is known. */
+  fits(msLeft: number, most = Number.POSITIVE_INFINITY): number {
+    if (this.msPerChar === 0) {
+      return Math.min(most, this.least);
+    }
+    return Math.max(this.least, Math.min(most, Math.floor(msLeft / this.msPerChar)));
+  }
+
+  /** Whether a window of the least length fits in `msLeft` (true until the pace is known). */
+  roomFor(msLeft: number): boolean {
+    return this.msPerChar === 0 || msLeft >= this.least * this.msPerChar;
+  }
+}
+
 /** One renderer of a page, as the page's {@link FrameLoop} drives it. */
 export interface FrameClient {
   /** Renders what is pending for at most about `budgetMs`; may ask for the next frame again. */
