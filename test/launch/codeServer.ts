@@ -147,7 +147,7 @@ async function healthCheck(version: CodeServerVersion): Promise<string | undefin
 async function install(version: CodeServerVersion): Promise<void> {
   const dir = installDir(version);
   const started = Date.now();
-  const minutes = version === '4.139.1' ? 'about 2 min' : 'about 1 min';
+  const minutes = version === '4.139.1' ? 'about 3 min' : 'about 1 min';
   await ensureSystemPackages(version === '4.100.3' ? ['libkrb5-dev', 'ripgrep'] : ['libkrb5-dev'], `Installing code-server ${version}`);
   console.log(`installing code-server ${version} (first run, ${minutes})…`);
   await rm(dir, { recursive: true, force: true });
