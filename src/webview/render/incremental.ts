@@ -123,6 +123,8 @@ export class IncrementalRenderer {
   private shortEnd = 0;
   /** The stream rendering the open block at the start of the tail, if any. */
   private stream: BlockStream | undefined;
+  /** The text appended to the tail since the stream last saw it (see BlockStream.advance). */
+  private fresh = '';
   /** No stream takes the open block: it is rendered again once the tail is this long. */
   private regrowAt = 0;
   /** Groups of blocks that wait as text until they come near the view. */
@@ -218,6 +220,9 @@ export class IncrementalRenderer {
     if (last < 0) {
       this.lane?.add(normalized, this.tail.length);
       this.tail += normalized;
+      if (this.stream !== undefined) {
+        this.fresh += normalized;
+      }
     } else if (typeof this.queue[last] === 'string') {
       this.queue[last] += normalized;
     } else {
@@ -299,6 +304,7 @@ export class IncrementalRenderer {
     this.window = BASE_WINDOW;
     this.shortEnd = 0;
     this.stream = undefined;
+    this.fresh = '';
     this.regrowAt = 0;
     this.lazy.dispose();
     this.lazy = this.lazyGroups();
@@ -353,7 +359,8 @@ export class IncrementalRenderer {
       // No more text comes to the tail once the answer has ended or held groups follow it.
       const complete = this.finished || this.queue.length > 0;
       if (this.stream !== undefined) {
-        const result = this.stream.advance(this.tail, all, complete, deadline);
+        const result = this.stream.advance(this.tail, all, complete, deadline, this.fresh);
+        this.fresh = '';
         changed = true;
         if (result === 'open') {
           more = this.stream.pending;
@@ -725,6 +732,7 @@ export class IncrementalRenderer {
     this.removeTail();
     this.tail = this.tail.slice(offset);
     this.stream = stream;
+    this.fresh = '';
     this.lane?.pause();
     return true;
   }
