@@ -49,8 +49,13 @@ class CodeLane implements PieceSink {
   private remote: RemoteLane | undefined;
   /** Pieces of the backlog from the worker, in order, not placed yet. */
   private incoming: RenderedPiece[] = [];
-  /** When the worker last sent pieces, or the lane was closed (a `performance.now()` time). */
-  private heardAt = 0;
+  /**
+   * The block has ended and the worker has sent nothing for WORKER_WAIT_MS since (or since it
+   * ended): the page highlights the rest (see `settle`). A timer says so, and wakes the renderer:
+   * no frame runs while the worker is on the code.
+   */
+  private silent = false;
+  private silence: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly code: HTMLElement,
@@ -67,8 +72,8 @@ class CodeLane implements PieceSink {
 
   /** Work is left that this frame or later ones can do (pieces the worker is still on are not). */
   get pending(): boolean {
-    if (this.incoming.length > 0 || (this.remote !== undefined && this.closed && this.backlog !== '')) {
-      // Pieces to place, or a block that ended waiting for the worker (see `settle`).
+    if (this.incoming.length > 0 || (this.silent && this.backlog !== '')) {
+      // Pieces to place, or a block that ended and a worker that went quiet (see `settle`).
       return true;
     }
     return this.remote === undefined && this.backlog !== '' && (this.closed || this.backlog.length !== this.stalledAt);
@@ -80,7 +85,7 @@ class CodeLane implements PieceSink {
   }
 
   receive(pieces: readonly RenderedPiece[]): void {
-    this.heardAt = performance.now();
+    this.listen();
     const first = this.incoming.length === 0;
     this.incoming.push(...pieces);
     if (first) {
@@ -90,7 +95,20 @@ class CodeLane implements PieceSink {
 
   lost(): void {
     this.remote = undefined;
+    clearTimeout(this.silence);
     this.wake();
+  }
+
+  /** Once the block has ended, starts (again) the wait for the worker's next pieces (see `silent`). */
+  private listen(): void {
+    clearTimeout(this.silence);
+    this.silent = false;
+    if (this.closed && this.remote !== undefined) {
+      this.silence = setTimeout(() => {
+        this.silent = true;
+        this.wake();
+      }, WORKER_WAIT_MS);
+    }
   }
 
   /** The first node of this lane (its first chunk, or its first waiting block), if it has any. */
@@ -128,8 +146,8 @@ class CodeLane implements PieceSink {
   close(): void {
     if (!this.closed) {
       this.closed = true;
-      this.heardAt = performance.now();
       this.remote?.close();
+      this.listen();
     }
   }
 
@@ -141,15 +159,17 @@ class CodeLane implements PieceSink {
   settle(deadline: number): void {
     let start = this.placeIncoming(deadline);
     // The block has ended and the worker has sent nothing for a while: the rest of the answer waits for this code, so the page highlights it.
-    const lagging = this.closed && this.incoming.length === 0 && performance.now() - this.heardAt >= WORKER_WAIT_MS;
+    const lagging = this.silent && this.incoming.length === 0;
     if (this.remote !== undefined && this.backlog.length > start && (deadline === Number.POSITIVE_INFINITY || lagging)) {
       this.remote.drop();
       this.remote = undefined;
+      clearTimeout(this.silence);
     }
     if (this.remote !== undefined || this.incoming.length > 0) {
       this.backlog = this.backlog.slice(start);
       if (this.closed && this.backlog === '') {
         this.remote?.drop();
+        clearTimeout(this.silence);
       }
       return;
     }
