@@ -440,6 +440,8 @@ interface CompareRun {
   readonly equal: boolean[];
   /** Per column: groups still waiting for the view (the renderer far behind) when the answer was done. */
   readonly waiting: number[];
+  /** Per column: where the final DOM first differs from a one-shot render, if it does. */
+  readonly differences: Array<string | undefined>;
 }
 
 /**
@@ -515,15 +517,36 @@ async function streamCompare(args: { texts: string[]; labels: string[]; bytesPer
     const inRun = [...work.entries()].filter(([frame]) => frame > start - 1).map(([, ms]) => ms);
     const equal: boolean[] = [];
     const waiting: number[] = [];
+    const differences: Array<string | undefined> = [];
     for (const [i, id] of ids.entries()) {
       const live = document.querySelector(`section[data-turn-id="${id}"] .aq-answer`);
       const once = document.createElement('div');
       once.innerHTML = window.AQ.renderMarkdownOnce(args.texts[i]);
-      const got = [...(live?.children ?? [])];
-      const expected = [...once.children];
+      // A group that waits for the view (of the answer's blocks or a list's items) stands for the group the one-shot render has there.
       const isWaiting = (element: Element): boolean => element.classList.contains('aq-group') && element.hasAttribute('style');
-      waiting.push(got.filter(isWaiting).length);
-      equal.push(got.length === expected.length && got.every((element, n) => isWaiting(element) || element.outerHTML === expected[n].outerHTML));
+      const shell = (node: Node | undefined): string => (node instanceof Element ? (node.cloneNode(false) as Element).outerHTML : JSON.stringify(node?.textContent?.slice(0, 80)));
+      // Where the live answer first differs from the one-shot render (undefined: nowhere).
+      const difference = (a: Node, b: Node, path: string): string | undefined => {
+        if (a instanceof Element && b instanceof Element) {
+          if (isWaiting(a)) return b.classList.contains('aq-group') ? undefined : `${path}: a waiting group where the one-shot render has ${shell(b)}`;
+          return shell(a) !== shell(b) ? `${path}: ${shell(a)} instead of ${shell(b)}` : childDifference(a, b, `${path}/${a.localName}`);
+        }
+        return a.nodeType === b.nodeType && a.textContent === b.textContent ? undefined : `${path}: ${shell(a)} instead of ${shell(b)}`;
+      };
+      const childDifference = (a: Node, b: Node, path: string): string | undefined => {
+        for (let n = 0; n < Math.max(a.childNodes.length, b.childNodes.length); n++) {
+          const found = a.childNodes[n] === undefined || b.childNodes[n] === undefined ? `${path}[${n}]: ${shell(a.childNodes[n])} instead of ${shell(b.childNodes[n])}` : difference(a.childNodes[n], b.childNodes[n], `${path}[${n}]`);
+          if (found !== undefined) return found;
+        }
+        return undefined;
+      };
+      waiting.push(live?.querySelectorAll('.aq-group[style]').length ?? 0);
+      // Adjacent text nodes (a code chunk's text placed in pieces) read as one, as in the markup.
+      const normalized = live?.cloneNode(true);
+      normalized?.normalize();
+      const found = normalized === undefined ? 'no answer' : childDifference(normalized, once, '');
+      differences.push(found);
+      equal.push(found === undefined);
     }
     const sorted = [...inRun].sort((a, b) => a - b);
     return {
@@ -537,6 +560,7 @@ async function streamCompare(args: { texts: string[]; labels: string[]; bytesPer
       lastByteToFinalMs: doneAt.map((at, i) => at - lastByteAt[i]),
       equal,
       waiting,
+      differences,
     };
   } finally {
     window.requestAnimationFrame = realRaf;
@@ -613,7 +637,7 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
     const waiting = Math.max(...runs.map((r) => r.waiting[i]));
     rows.push({
       name: `${label}: column ${i + 1}, ${name}: last byte to final DOM`,
-      value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms; answer panel alone ${figure(name, 'last byte to final DOM')}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}`,
+      value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms; answer panel alone ${figure(name, 'last byte to final DOM')}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}${equal ? '' : `; first difference ${runs.find((r) => !r.equal[i])?.differences[i] ?? ''}`}`,
       goal: '≤ 100 ms',
       ok: final <= 100 && equal && Number.isFinite(final),
     });

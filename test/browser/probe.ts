@@ -30,3 +30,15 @@ count(DOMParser.prototype, 'parseFromString', 'sanitized');
 export { buildMarkup } from '../../src/webview/render/markup';
 export { purifiedFragment } from '../../src/webview/render/markdown';
 export { renderMarkup as markupOf } from '../../src/webview/render/parse';
+
+/** An answer element (`out`) in a view 400 px high that scrolls (`scroller`), added to the page: the answer panel's shape. */
+export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
+  const scroller = document.createElement('div');
+  scroller.style.height = '400px';
+  scroller.style.overflow = 'auto';
+  const out = document.createElement('div');
+  out.className = 'aq-answer';
+  scroller.append(out);
+  document.body.append(scroller);
+  return { scroller, out };
+}

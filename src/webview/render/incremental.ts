@@ -2,7 +2,7 @@ import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, mayHoldCut, st
 import type { HeldGroup } from '../../shared/protocol';
 import { BlockLane } from './blockLane';
 import { Grouper, replacePlacement, type Placement } from './groups';
-import { LazyGroups } from './lazy';
+import { Backlog, LAZY_KEEP, LAZY_WINDOW, LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
@@ -56,16 +56,6 @@ const MIN_WINDOW = 1024;
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
 const REGROW = 1.5;
-/**
- * When the text not yet rendered grows past LAZY_AT (it arrives much faster than it renders), or
- * past twice LAZY_KEEP once the answer has ended (it came at once, or was restored), whole groups
- * of top-level blocks before the newest LAZY_KEEP wait as text until they come near the view
- * (see lazy.ts). The view follows the newest text while it streams.
- */
-const LAZY_AT = 256 * 1024;
-const LAZY_KEEP = 16 * 1024;
-/** The text parsed (blocks only) at once when groups are made to wait. */
-const LAZY_WINDOW = 64 * 1024;
 
 /**
  * A text reduced so that a reference label used in it is a substring: case folded like
@@ -133,6 +123,8 @@ export class IncrementalRenderer {
   private lane: BlockLane | undefined;
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
+  /** How far the tail is behind the stream, frame after frame (whether groups of it wait). */
+  private backlog = new Backlog();
   private scheduled = false;
   /** How long each frame's render may work (see pacer.ts). */
   private readonly pacer = new FramePacer();
@@ -183,6 +175,8 @@ export class IncrementalRenderer {
     wake: () => this.requestFrame(),
     offThread: () => this.options.offThread ?? this.options.scheduleFrame === undefined,
     textOffThread: () => this.host.offThread() && this.options.textOffThread !== false,
+    wait: (element, source, render) => this.lazy.add(element, source, render),
+    renderAgain: (elements) => this.lazy.renderAgain(elements),
   };
 
   constructor(
@@ -309,6 +303,7 @@ export class IncrementalRenderer {
     this.lazy.dispose();
     this.lazy = this.lazyGroups();
     this.lazyRetryAt = 0;
+    this.backlog = new Backlog();
     this.lane?.drop();
     this.lane = this.blockLane();
     this.lane?.add(this.tail, 0);
@@ -355,6 +350,9 @@ export class IncrementalRenderer {
     let more = false;
     /** The next held group is to be rendered in line and its text has not come yet. */
     let waiting = false;
+    if (!all) {
+      this.backlog.frame(this.tail.length);
+    }
     for (;;) {
       // No more text comes to the tail once the answer has ended or held groups follow it.
       const complete = this.finished || this.queue.length > 0;
@@ -392,7 +390,7 @@ export class IncrementalRenderer {
           more = true;
           break;
         }
-        if (!all && this.tail.length > (complete ? 2 * LAZY_KEEP : LAZY_AT) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(deadline)) {
+        if (!all && this.backlog.far(this.tail.length, complete) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(deadline)) {
           changed = true;
           continue;
         }

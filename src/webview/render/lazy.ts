@@ -13,6 +13,46 @@ import type { HeldGroup } from '../../shared/protocol';
 import { parseBlocks, type References } from './parse';
 
 /**
+ * Text that waits for the view: whole groups of an answer's top-level blocks (incremental.ts) and
+ * of a long bulleted list's items (streams.ts) far behind the stream wait as text, and only the
+ * newest LAZY_KEEP is rendered. The view follows the newest text while it streams, so text that
+ * only streamed past is never rendered, and an answer that ends far behind is final at once.
+ * Far behind: more than LAZY_AT not rendered yet; or more than LOSING_AT while the renderer loses
+ * ground (the text not rendered grew in each of LOSING_FRAMES frames: it comes faster than this
+ * renderer renders it, as four answers at 1 MiB/s do in one Compare panel, or one in a slow page);
+ * or, once the answer has ended, more than twice LAZY_KEEP.
+ */
+const LAZY_AT = 256 * 1024;
+const LOSING_AT = 32 * 1024;
+const LOSING_FRAMES = 3;
+export const LAZY_KEEP = 4 * 1024;
+/** The text parsed (blocks only) at once when groups are made to wait. */
+export const LAZY_WINDOW = 64 * 1024;
+
+/** How far behind the stream a renderer's text is, frame after frame (see LAZY_AT). */
+export class Backlog {
+  private last = 0;
+  private growing = 0;
+
+  /** A frame's render starts with `behind` code units not rendered yet. */
+  frame(behind: number): void {
+    this.growing = behind > this.last ? this.growing + 1 : 0;
+    this.last = behind;
+  }
+
+  /** Whether whole groups of the `behind` code units not rendered yet wait for the view; `complete`: no more text comes. */
+  far(behind: number, complete: boolean): boolean {
+    if (complete) {
+      return behind > 2 * LAZY_KEEP;
+    }
+    return behind > LAZY_AT || (behind > LOSING_AT && this.growing >= LOSING_FRAMES);
+  }
+}
+
+/** Renders a waiting group's markdown, with the definitions known now, into the group's children. */
+export type GroupRender = (source: string, references: References) => DocumentFragment;
+
+/**
  * A group that comes into view is rendered in pieces of at least this much text, each ending
  * where text can be cut, as many in a frame as its budget allows (at least one): a group of
  * GROUP_SIZE long blocks would otherwise take a whole frame and more.
@@ -26,6 +66,8 @@ const PIECE = 4 * 1024;
 interface LazyGroup {
   readonly element: HTMLElement;
   source: string | undefined;
+  /** Renders the group's source (a list's items, where the answer's blocks are rendered by default). */
+  readonly render?: GroupRender;
   /** A held group's id; whether its text was asked for. */
   readonly held?: number;
   asked: boolean;
@@ -47,6 +89,8 @@ const WATCHED_NEWEST = 16;
 /** The groups of one answer that wait to be rendered, and those that came into view. */
 export class LazyGroups {
   private readonly waiting = new Map<Element, LazyGroup>();
+  /** The groups with a renderer of their own, waiting or not (see `renderAgain`). */
+  private readonly rendered = new Map<Element, LazyGroup>();
   /** Groups near the view, in the order they came. */
   private readonly due = new Set<LazyGroup>();
   /** Every group whose text could use a link reference definition (has a `]`). */
@@ -68,7 +112,7 @@ export class LazyGroups {
    * extension host for held groups' text (it comes back through `provide`).
    */
   constructor(
-    private readonly render: (source: string, references: References) => DocumentFragment,
+    private readonly render: GroupRender,
     private readonly references: () => References,
     private readonly wake: () => void,
     private readonly want: (ids: readonly number[]) => void,
@@ -82,9 +126,30 @@ export class LazyGroups {
     return false;
   }
 
-  /** Makes `element` (an empty group, already in the document) hold `source` until it comes near the view. */
-  add(element: HTMLElement, source: string): void {
-    this.wait({ element, source, asked: false, shown: 0 }, countLines(source), source.length);
+  /**
+   * Makes `element` (an empty group, already in the document) hold `source` until it comes near
+   * the view; `render`: how its source is rendered, if not as the answer's blocks.
+   */
+  add(element: HTMLElement, source: string, render?: GroupRender): void {
+    const group: LazyGroup = { element, source, render, asked: false, shown: 0 };
+    if (render !== undefined) {
+      this.rendered.set(element, group);
+    }
+    this.wait(group, countLines(source), source.length);
+  }
+
+  /** Renders again what is rendered of the groups among `elements` (their renderer's output changed: a list turned loose). */
+  renderAgain(elements: readonly Element[]): void {
+    for (const element of elements) {
+      const group = this.rendered.get(element);
+      if (group?.source !== undefined && group.shown > 0) {
+        group.element.replaceChildren(this.renderOf(group)(group.source.slice(0, group.shown), this.references()));
+      }
+    }
+  }
+
+  private renderOf(group: LazyGroup): GroupRender {
+    return group.render ?? this.render;
   }
 
   /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
@@ -230,7 +295,7 @@ export class LazyGroups {
     let changed = false;
     for (const group of this.referencing) {
       if (group.shown > 0 && group.source !== undefined && mentions(group.source)) {
-        group.element.replaceChildren(this.render(group.source.slice(0, group.shown), references));
+        group.element.replaceChildren(this.renderOf(group)(group.source.slice(0, group.shown), references));
         changed = true;
       }
     }
@@ -244,6 +309,7 @@ export class LazyGroups {
     this.observer = undefined;
     this.newest.length = 0;
     this.waiting.clear();
+    this.rendered.clear();
     this.due.clear();
     this.held.clear();
   }
@@ -294,7 +360,7 @@ export class LazyGroups {
   private show(group: LazyGroup, source: string, deadline: number): void {
     do {
       const end = this.pieceEnd(group, source);
-      group.element.append(this.render(source.slice(group.shown, end), this.references()));
+      group.element.append(this.renderOf(group)(source.slice(group.shown, end), this.references()));
       group.shown = end;
     } while (group.shown < source.length && performance.now() < deadline);
     const style = group.element.style;

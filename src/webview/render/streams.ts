@@ -1,8 +1,9 @@
-import { Grouper, replacePlacement, type Group, type Placement } from './groups';
+import { GROUP_SIZE, Grouper, replacePlacement, type Group, type Placement } from './groups';
 import { FULL_BUDGET_MS, WindowPace } from './pacer';
 import { remoteText, WORKER_WAIT_MS, type RemoteText, type TextSink } from './worker';
 import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
 import type { RenderedPiece, TextPieces } from '../worker/protocol';
+import { Backlog, LAZY_KEEP, LAZY_WINDOW, type GroupRender } from './lazy';
 import {
   GROUP_SHELL,
   LONG_TABLE,
@@ -50,6 +51,10 @@ export interface StreamHost {
   offThread(): boolean;
   /** Whether the answer's text (a long paragraph) may go to the page's worker (see RendererOptions.textOffThread). */
   textOffThread(): boolean;
+  /** Makes an empty group hold `source` until it comes near the view, rendered by `render` then (see lazy.ts). */
+  wait(element: HTMLElement, source: string, render: GroupRender): void;
+  /** Renders again what is rendered of these waiting groups (their `render` gives something else now). */
+  renderAgain(elements: readonly Element[]): void;
 }
 
 /**
@@ -633,6 +638,12 @@ export class ContainerStream implements BlockStream {
   private loose = false;
   /** Lists: the frozen items' text, to render them again if the list turns loose. */
   private readonly items: Array<{ source: string; chunk: FrozenChunk }> = [];
+  /** Bulleted lists: the groups of items that wait as text (see `makeItemsWait`), to render again if the list turns loose. */
+  private readonly waitingGroups: Element[] = [];
+  /** Bulleted lists: no group of items is made to wait before the anchor reaches this (the last try found none). */
+  private waitRetryAt = 0;
+  /** Bulleted lists: how far the items are behind the stream, frame after frame (whether groups of them wait). */
+  private readonly backlog = new Backlog();
   /** Tables: empty cells added to short rows so far. */
   private cellsAdded = 0;
   private columns = 0;
@@ -689,6 +700,12 @@ export class ContainerStream implements BlockStream {
 
   advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number): StreamResult {
     const deadline = Math.min(performance.now() + CONTAINER_BUDGET_MS, frameDeadline + CONTAINER_BUDGET_MS - FULL_BUDGET_MS);
+    if (!drain && this.open === 'bullet_list_open') {
+      this.backlog.frame(tail.length - this.anchor);
+      if (this.anchor >= this.waitRetryAt && this.backlog.far(tail.length - this.anchor, complete)) {
+        this.makeItemsWait(tail);
+      }
+    }
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
       const span = this.whole ? this.span : this.pace.fits(deadline - performance.now(), this.span);
@@ -751,7 +768,7 @@ export class ContainerStream implements BlockStream {
     if (children.length > 0 && frozen > 0) {
       const from = starts[tokens[children[0]].map?.[0] ?? 0];
       const until = frozen < children.length ? starts[tokens[children[frozen]].map?.[0] ?? 0] : end < starts.length ? starts[end] : window.length;
-      this.freeze(renderTokens(tokens.slice(children[0], frozen < children.length ? children[frozen] : childrenEnd), env), window.slice(from, until));
+      this.freeze(sanitizeChildren(renderTokens(tokens.slice(children[0], frozen < children.length ? children[frozen] : childrenEnd), env), this.shape.parent), window.slice(from, until));
       this.anchor += until - this.prefix.length;
     } else if (ended) {
       this.anchor += (end < starts.length ? starts[end] : window.length) - this.prefix.length;
@@ -765,6 +782,56 @@ export class ContainerStream implements BlockStream {
       this.livePlacement = this.placer.append(fragment);
     }
     return 'open';
+  }
+
+  /**
+   * A bulleted list far behind the stream (see lazy.ts): whole groups of its finished items wait
+   * as text until they come near the view. Parses a window of the items' blocks only (no inline
+   * text); the items before the next group starts are rendered as usual, then every whole group
+   * of finished items (an item is finished once the next one starts) waits. Numbered lists are
+   * never made to wait: their numbers count the items before.
+   */
+  private makeItemsWait(tail: string): void {
+    const behind = tail.length - this.anchor;
+    const windowEnd = tail.lastIndexOf('\n', this.anchor + Math.min(LAZY_WINDOW, behind - LAZY_KEEP) - 1) + 1;
+    const text = tail.slice(this.anchor, Math.max(this.anchor, windowEnd));
+    const tokens = parseBlocks(text);
+    const first = tokens[0];
+    const starts = text === '' ? [0] : lines(text).starts;
+    const close = first === undefined ? 0 : closeOf(tokens, 0);
+    // Every item but the last one in the window is finished (the next one has started).
+    const items = first?.type === this.open && first.map?.[0] === 0 ? this.children(tokens, 1, close) : [];
+    const at = (item: number): number => starts[tokens[items[item]].map?.[0] ?? 0];
+    const finished = items.length - 1;
+    // The unfinished part shown at the list's end goes (the windows after this show it again).
+    this.placer.remove(this.livePlacement);
+    this.livePlacement = [];
+    const eager = this.placer.untilGroup();
+    if (finished < eager + GROUP_SIZE) {
+      this.waitRetryAt = this.anchor + LAZY_WINDOW / 8;
+      return;
+    }
+    // The window's looseness is the list's from now on (and the items rendered so far follow it).
+    this.settleTightness(tokens, items, close, finished, text, starts);
+    this.nextParseAt = 0;
+    if (eager > 0) {
+      const source = text.slice(0, at(eager));
+      this.freeze(this.renderItems(source, this.host.references()), source);
+    }
+    let taken = eager;
+    const render: GroupRender = (source, references) => this.renderItems(source, references);
+    for (; taken + GROUP_SIZE <= finished; taken += GROUP_SIZE) {
+      const element = this.placer.placeGroup();
+      if (element instanceof HTMLElement) {
+        this.host.wait(element, ownCopy(text.slice(at(taken), at(taken + GROUP_SIZE))), render);
+        this.waitingGroups.push(element);
+      }
+    }
+    const waited = text.slice(at(eager), at(taken));
+    if (waited.includes(']:')) {
+      this.host.learnReferences(waited);
+    }
+    this.anchor += at(taken);
   }
 
   private isList(): boolean {
@@ -845,6 +912,7 @@ export class ContainerStream implements BlockStream {
       for (const item of this.items) {
         item.chunk.placement = replacePlacement(item.chunk.placement, this.renderItems(item.source, this.host.references()));
       }
+      this.host.renderAgain(this.waitingGroups);
     }
   }
 
@@ -876,8 +944,8 @@ export class ContainerStream implements BlockStream {
     return sanitizeChildren(renderTokens(tokens.slice(1, close), env), this.shape.parent);
   }
 
-  private freeze(html: string, source: string): void {
-    const placement = this.placer.append(sanitizeChildren(html, this.shape.parent));
+  private freeze(children: DocumentFragment, source: string): void {
+    const placement = this.placer.append(children);
     const text = ownCopy(this.prefix + source);
     const chunk: FrozenChunk = {
       placement,
