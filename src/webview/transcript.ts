@@ -87,10 +87,10 @@ export class AssistantTurnView {
       wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
       onRender: () => {
         context.changed();
-        if (this.currentStatus !== 'streaming' && this.element.getAttribute('aria-busy') === 'true' && this.renderer.done) {
-          this.showStatus();
-        }
+        this.showDone();
       },
+      // The answer's end shows in the frame that rendered it, also when following its text waits for the next.
+      onDone: () => this.showDone(),
     });
     this.byteCount = utf8Length(turn.text);
     this.renderer.reset(turn.text);
@@ -142,6 +142,13 @@ export class AssistantTurnView {
   /** The answer ended: render everything now and show how it ended. */
   end(message: TurnEnd): void {
     this.showEnd(message);
+  }
+
+  /** The answer has ended and all of it is rendered now: no longer busy. */
+  private showDone(): void {
+    if (this.currentStatus !== 'streaming' && this.element.getAttribute('aria-busy') === 'true' && this.renderer.done) {
+      this.showStatus();
+    }
   }
 
   private showStatus(): void {

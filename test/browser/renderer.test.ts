@@ -271,6 +271,60 @@ describe('renderer in Chromium', function () {
   });
 
   describe('the page frame loop', () => {
+    it('two answers that share the page\'s frames: each says it is done in the frame that rendered its end, a frame before it follows its text', async () => {
+      const log = await page.evaluate(async () => {
+        let frame = 0;
+        let counting = true;
+        const count = (): void => {
+          frame++;
+          if (counting) requestAnimationFrame(count);
+        };
+        requestAnimationFrame(count);
+        const events: string[] = [];
+        const renderers = ['a', 'b'].map((name) => {
+          const out = document.createElement('div');
+          document.body.append(out);
+          const renderer = new window.AQ.IncrementalRenderer(out, {
+            onDone: () => events.push(`${name} done in frame ${frame}`),
+            onRender: () => {
+              if (renderer.done) events.push(`${name} followed in frame ${frame}`);
+            },
+          });
+          renderer.append('# Title\n\nSome *text*.\n');
+          renderer.finish();
+          return renderer;
+        });
+        while ((!renderers.every((renderer) => renderer.done) || events.length < 4) && frame < 120) {
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+        }
+        counting = false;
+        return events;
+      });
+      const frameOf = (event: string): number => Number(/frame (\d+)/.exec(log.find((line) => line.startsWith(event)) ?? '')?.[1]);
+      for (const name of ['a', 'b']) {
+        assert.equal(frameOf(`${name} followed`), frameOf(`${name} done`) + 1, log.join('; '));
+      }
+    });
+
+    it('a renderer whose answer has ended gets at least 8 ms of a shared frame, the others what is left', async () => {
+      const shares = await page.evaluate(() => {
+        const pending: Array<() => void> = [];
+        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
+        const shares: Record<string, number> = {};
+        const client = (name: string, ending: boolean) => ({
+          render: (budget: number) => void (shares[name] = budget),
+          rendered: () => undefined,
+          ending: () => ending,
+        });
+        for (const each of [client('streaming 1', false), client('ended', true), client('streaming 2', false), client('streaming 3', false)]) loop.request(each);
+        for (const callback of pending.splice(0)) callback();
+        return shares;
+      });
+      // The first frame's budget is the least one (8 ms): four would get 2 ms each.
+      assert.ok(shares.ended >= 8, JSON.stringify(shares));
+      assert.ok(shares['streaming 1'] <= 8 / 4 + 0.01 && shares['streaming 3'] >= 2, JSON.stringify(shares));
+    });
+
     it('renderers of one page share a frame: each gets a share of one budget, a failing one keeps none from theirs, and each follows its text at the start of the next frame', async () => {
       const log = await page.evaluate(async () => {
         const pending: Array<() => void> = [];

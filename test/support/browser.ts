@@ -223,7 +223,7 @@ export function randomPieces(seed: number, total: number, small: number, large: 
 export interface RendererGlobal {
   IncrementalRenderer: new (
     container: HTMLElement,
-    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; wantHeld?: (ids: readonly number[]) => void; offThread?: boolean },
+    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; onDone?: () => void; wantHeld?: (ids: readonly number[]) => void; offThread?: boolean },
   ) => Required<PageRenderer>;
   /** Only in the benchmark's page (bench/page.ts): how the webview's views follow their text (transcript.ts). */
   AutoScroller?: new (scroller: HTMLElement) => { update(): void };
@@ -235,7 +235,7 @@ export interface RendererGlobal {
   /** The render worker's time so far, in ms (render/worker.ts). */
   renderWorkerMs?: () => number;
   /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
-  FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void }): void };
+  FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void; ending?(): boolean }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */
   warmUp?: (schedule?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;

@@ -22,6 +22,11 @@ export interface RendererOptions {
    * when the answer has become all rendered (see `done`).
    */
   readonly onRender?: () => void;
+  /**
+   * Called once the answer has become all rendered (see `done`), in the render that made it so:
+   * `onRender` may come a frame later, when renderers share the page's frames (see FrameLoop).
+   */
+  readonly onDone?: () => void;
   /** Asks the extension host for held groups' text (see {@link IncrementalRenderer.hold}); it comes back through `provideHeld`. */
   readonly wantHeld?: (ids: readonly number[]) => void;
   /**
@@ -160,6 +165,7 @@ export class IncrementalRenderer {
         this.options.onRender?.();
       }
     },
+    ending: () => this.finished && !this.settled,
   };
   /** No more text comes (`finish()`); `settled`: and all of it is rendered. */
   private finished = false;
@@ -341,8 +347,11 @@ export class IncrementalRenderer {
   private update(all: boolean, budgetMs = FULL_BUDGET_MS): void {
     this.scheduled = false;
     const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
-    // Groups that came into view go first: the reader is looking at them.
-    let changed = this.lazy.pending && this.lazy.renderDue(deadline);
+    // Groups that came into view go first: the reader is looking at them. Once the answer has
+    // ended, its last text goes first: the view that followed the answer shows it, and the groups
+    // near it are above it (they are rendered after it, in this frame if there is time).
+    const dueFirst = !this.finished || this.settled;
+    let changed = dueFirst && this.lazy.pending && this.lazy.renderDue(deadline);
     if (this.settled || (this.renderedLength === this.received && !this.finished && this.queue.length === 0 && this.stream?.pending !== true)) {
       this.afterUpdate(changed);
       return;
@@ -425,11 +434,15 @@ export class IncrementalRenderer {
     }
     // With work left for later frames, the text received is not all rendered yet.
     this.renderedLength = more ? -1 : this.received;
-    if (this.finished && !more && !waiting && this.stream === undefined && this.queue.length === 0) {
+    if (!this.settled && this.finished && !more && !waiting && this.stream === undefined && this.queue.length === 0) {
       this.settled = true;
       // The worker keeps nothing for an answer that is all rendered.
       this.lane?.drop();
       this.lane = undefined;
+      this.options.onDone?.();
+    }
+    if (!dueFirst && this.lazy.pending && performance.now() < deadline) {
+      changed = this.lazy.renderDue(deadline) || changed;
     }
     if (!this.settled && !waiting && (more || (this.finished && !all))) {
       this.requestFrame();

@@ -95,6 +95,8 @@ export interface FrameClient {
    * frame, called at the start of the next frame, before any renderer changes the DOM again.
    */
   rendered(): void;
+  /** Whether its answer has ended and is not all rendered yet (see ENDING_SHARE_MS). */
+  ending?(): boolean;
 }
 
 /**
@@ -102,12 +104,18 @@ export interface FrameClient {
  * least one small window) every frame.
  */
 const LEAST_SHARE_MS = 2;
+/**
+ * A client whose answer has ended, and is not all rendered yet, gets at least what a lone renderer
+ * gets in the busiest page: the last of an answer that ended far behind (see lazy.ts) is final in a
+ * frame or two instead of a few kilobytes a frame, when several answers end at once (Compare).
+ */
+const ENDING_SHARE_MS = LEAST_BUDGET_MS;
 
 /**
  * The page's one frame loop. Every renderer of a page (four answers of a Compare panel, or the
  * answers of a transcript) renders in the same animation-frame callback, within one budget that
  * the page's {@link FramePacer} fits to how busy the page is, each taking its share of what is
- * left. The first turn goes round the clients, so none always waits for the others.
+ * left (an answer that has ended, at least ENDING_SHARE_MS). The first turn goes round the clients, so none always waits for the others.
  *
  * When several renderers shared a frame, what follows a render (a view scrolling to its newest
  * text, which reads the layout) waits for the start of the next frame: the browser has laid the
@@ -156,7 +164,7 @@ export class FrameLoop {
     const first = this.turn++ % due.length;
     const order = [...due.slice(first), ...due.slice(0, first)];
     order.forEach((client, i) => {
-      const share = Math.max(LEAST_SHARE_MS, (deadline - performance.now()) / (order.length - i));
+      const share = Math.max(client.ending?.() === true ? ENDING_SHARE_MS : LEAST_SHARE_MS, (deadline - performance.now()) / (order.length - i));
       guarded(() => client.render(share));
     });
     this.pacer.ended(start, performance.now(), this.clients.size > 0);
