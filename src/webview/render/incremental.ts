@@ -395,7 +395,8 @@ export class IncrementalRenderer {
         }
       }
       if (this.tail.length > 0 && (complete || all || this.tail.length >= this.regrowAt)) {
-        if (performance.now() >= deadline) {
+        // The last few words of an answer that has ended do not wait a frame for the budget's sake.
+        if (performance.now() >= deadline && !(this.finished && this.queue.length === 0 && this.tail.length <= MIN_WINDOW)) {
           more = true;
           break;
         }
