@@ -703,7 +703,7 @@ export class ContainerStream implements BlockStream {
     if (!drain && this.open === 'bullet_list_open') {
       this.backlog.frame(tail.length - this.anchor);
       if (this.anchor >= this.waitRetryAt && this.backlog.far(tail.length - this.anchor, complete)) {
-        this.makeItemsWait(tail);
+        this.makeItemsWait(tail, deadline);
       }
     }
     for (let first = true; ; first = false) {
@@ -789,11 +789,14 @@ export class ContainerStream implements BlockStream {
    * as text until they come near the view. Parses a window of the items' blocks only (no inline
    * text); the items before the next group starts are rendered as usual, then every whole group
    * of finished items (an item is finished once the next one starts) waits. Numbered lists are
-   * never made to wait: their numbers count the items before.
+   * never made to wait: their numbers count the items before. The window fits the time left
+   * before `deadline`: parsing blocks only takes about a quarter of the time that parsing and
+   * rendering them does, at the pace the container's windows have shown.
    */
-  private makeItemsWait(tail: string): void {
+  private makeItemsWait(tail: string, deadline: number): void {
     const behind = tail.length - this.anchor;
-    const windowEnd = tail.lastIndexOf('\n', this.anchor + Math.min(LAZY_WINDOW, behind - LAZY_KEEP) - 1) + 1;
+    const span = Math.min(LAZY_WINDOW, 4 * this.pace.fits(deadline - performance.now()), behind - LAZY_KEEP);
+    const windowEnd = tail.lastIndexOf('\n', this.anchor + span - 1) + 1;
     const text = tail.slice(this.anchor, Math.max(this.anchor, windowEnd));
     const tokens = parseBlocks(text);
     const first = tokens[0];
