@@ -90,7 +90,7 @@ const WATCHED_NEWEST = 16;
 export class LazyGroups {
   private readonly waiting = new Map<Element, LazyGroup>();
   /** The groups with a renderer of their own, waiting or not (see `renderAgain`). */
-  private readonly rendered = new Map<Element, LazyGroup>();
+  private readonly ownRender = new Map<Element, LazyGroup>();
   /** Groups near the view, in the order they came. */
   private readonly due = new Set<LazyGroup>();
   /** Every group whose text could use a link reference definition (has a `]`). */
@@ -133,7 +133,7 @@ export class LazyGroups {
   add(element: HTMLElement, source: string, render?: GroupRender): void {
     const group: LazyGroup = { element, source, render, asked: false, shown: 0 };
     if (render !== undefined) {
-      this.rendered.set(element, group);
+      this.ownRender.set(element, group);
     }
     this.wait(group, countLines(source), source.length);
   }
@@ -141,7 +141,7 @@ export class LazyGroups {
   /** Renders again what is rendered of the groups among `elements` (their renderer's output changed: a list turned loose). */
   renderAgain(elements: readonly Element[]): void {
     for (const element of elements) {
-      const group = this.rendered.get(element);
+      const group = this.ownRender.get(element);
       if (group?.source !== undefined && group.shown > 0) {
         group.element.replaceChildren(this.renderOf(group)(group.source.slice(0, group.shown), this.references()));
       }
@@ -309,7 +309,7 @@ export class LazyGroups {
     this.observer = undefined;
     this.newest.length = 0;
     this.waiting.clear();
-    this.rendered.clear();
+    this.ownRender.clear();
     this.due.clear();
     this.held.clear();
   }

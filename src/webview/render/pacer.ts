@@ -115,7 +115,8 @@ const ENDING_SHARE_MS = LEAST_BUDGET_MS;
  * The page's one frame loop. Every renderer of a page (four answers of a Compare panel, or the
  * answers of a transcript) renders in the same animation-frame callback, within one budget that
  * the page's {@link FramePacer} fits to how busy the page is, each taking its share of what is
- * left (an answer that has ended, at least ENDING_SHARE_MS). The first turn goes round the clients, so none always waits for the others.
+ * left (an answer that has ended, at least ENDING_SHARE_MS). The first turn goes round the
+ * clients, so none always waits for the others.
  *
  * When several renderers shared a frame, what follows a render (a view scrolling to its newest
  * text, which reads the layout) waits for the start of the next frame: the browser has laid the
