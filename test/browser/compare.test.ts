@@ -420,6 +420,40 @@ describe('Compare panel in Chromium', function () {
     assert.equal(await page.locator('[data-role="announcer"]').textContent(), '', 'a replayed end is not announced');
   });
 
+  it('two columns that end in one frame are no longer busy in the frame their last words appear, not a frame later', async () => {
+    page = await open();
+    await send(page, { type: 'state', state: compareState([column('c1', 'echo'), column('c2', 'docs')]) });
+    await sendOverFrames(page, interleaved({ c1: longShapes(6 * 1024, 3).blocks, c2: longShapes(6 * 1024, 4).list }, 7));
+    const frames = await page.evaluate(async () => {
+      // Every callback of one animation frame, and the observers after them, read the frame's time here.
+      const frame = (): number => Number(document.timeline.currentTime);
+      const seen: Record<string, { text?: number; idle?: number }> = { c1: {}, c2: {} };
+      const observers = Object.keys(seen).map((id) => {
+        const turn = document.querySelector(`section[data-turn-id="${id}"] [data-role="assistant"]`) as Element;
+        const observer = new MutationObserver(() => {
+          if (seen[id].text === undefined && (turn.querySelector('.aq-answer')?.textContent ?? '').includes(`last words of ${id}`)) seen[id].text = frame();
+          if (seen[id].idle === undefined && turn.getAttribute('aria-busy') === 'false') seen[id].idle = frame();
+        });
+        observer.observe(turn, { attributes: true, childList: true, subtree: true, characterData: true });
+        return observer;
+      });
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      for (const id of Object.keys(seen)) {
+        window.dispatchEvent(new MessageEvent('message', { data: { type: 'append', turnId: id, text: `\n\nThe last words of ${id}.\n` } }));
+        window.dispatchEvent(new MessageEvent('message', { data: { type: 'turnEnd', turnId: id, status: 'done', httpStatus: 200 } }));
+      }
+      for (let i = 0; i < 60 && Object.values(seen).some((s) => s.idle === undefined); i++) {
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      }
+      for (const observer of observers) observer.disconnect();
+      return seen;
+    });
+    const summary = JSON.stringify(frames);
+    for (const id of ['c1', 'c2']) {
+      assert.ok(frames[id].text !== undefined && frames[id].idle === frames[id].text, summary);
+    }
+  });
+
   it('the live region gets one announcement per column end, naming the column, none per chunk, and both when two end in the same frame', async () => {
     page = await open();
     await send(page, { type: 'state', state: compareState([column('c1', 'echo'), column('c2', 'docs'), column('c3', 'review', { environment: 'staging' })]) });

@@ -800,7 +800,7 @@ export class ContainerStream implements BlockStream {
     const text = tail.slice(this.anchor, Math.max(this.anchor, windowEnd));
     const tokens = parseBlocks(text);
     const first = tokens[0];
-    const starts = text === '' ? [0] : lines(text).starts;
+    const { starts } = lines(text);
     const close = first === undefined ? 0 : closeOf(tokens, 0);
     // Every item but the last one in the window is finished (the next one has started).
     const items = first?.type === this.open && first.map?.[0] === 0 ? this.children(tokens, 1, close) : [];
@@ -824,11 +824,10 @@ export class ContainerStream implements BlockStream {
     let taken = eager;
     const render: GroupRender = (source, references) => this.renderItems(source, references);
     for (; taken + GROUP_SIZE <= finished; taken += GROUP_SIZE) {
-      const element = this.placer.placeGroup();
-      if (element instanceof HTMLElement) {
-        this.host.wait(element, ownCopy(text.slice(at(taken), at(taken + GROUP_SIZE))), render);
-        this.waitingGroups.push(element);
-      }
+      // A list's group is a div (GROUP_SHELL), as the answer's are.
+      const element = this.placer.placeGroup() as HTMLElement;
+      this.host.wait(element, ownCopy(text.slice(at(taken), at(taken + GROUP_SIZE))), render);
+      this.waitingGroups.push(element);
     }
     const waited = text.slice(at(eager), at(taken));
     if (waited.includes(']:')) {
