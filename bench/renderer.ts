@@ -595,22 +595,25 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
   const page = await browser.newPage({ viewport: COMPARE_VIEWPORT });
   const runs: CompareRun[] = [];
   try {
-    await page.goto(`${server.origin}/compare`);
-    await page.waitForFunction(() => window.__messages.length > 0);
-    // The webview warms its renderer up when idle after loading (see warmUp): let it finish.
-    await page.evaluate(async () => {
-      for (let i = 0; i < 60; i++) await new Promise((resolve) => requestIdleCallback(resolve, { timeout: 200 }));
-    });
-    const cdp = await page.context().newCDPSession(page);
     for (let run = 0; run < COMPARE_RUNS; run++) {
+      // Each run in a page of its own, as each Compare opens a panel of its own: in one page, a
+      // run's first frames collected the last run's 4 MiB of answers (a 20 ms step of V8's
+      // marking in a traced first frame), which no panel has to do.
+      await page.goto(`${server.origin}/compare`);
+      await page.waitForFunction(() => window.__messages.length > 0);
+      // The webview warms its renderer up when idle after loading (see warmUp): let it finish.
+      await page.evaluate(async () => {
+        for (let i = 0; i < 60; i++) await new Promise((resolve) => requestIdleCallback(resolve, { timeout: 200 }));
+      });
+      const cdp = await page.context().newCDPSession(page);
       await cdp.send('HeapProfiler.collectGarbage');
+      await cdp.detach();
       const args = { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run, frameGoalMs: COMPARE_FRAME_GOAL_MS };
       // The middle run may be traced (env AQ_COMPARE_TRACE, a file path), to see what the panel's frames are made of.
       runs.push(await traced(page, run === Math.floor(COMPARE_RUNS / 2) ? process.env.AQ_COMPARE_TRACE : undefined, 'a Compare run', () => page.evaluate(streamCompare, args)));
       const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
       if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
     }
-    await cdp.detach();
   } finally {
     await page.close();
   }

@@ -33,6 +33,29 @@ describe('long paragraphs in chunks (webview/render/parse.ts)', () => {
     }
   });
 
+  it('ends chunks where a sentence starts, so that a link or an emphasis across words is not what decides the cut', () => {
+    const paragraph = longShapes(256 * 1024, 7).paragraph.split('\n\n')[0].trim();
+    const chunks = chunksOf(`${paragraph}\n`);
+    assert.ok(chunks.length >= 28, `the paragraph is in chunks (${chunks.length})`);
+    for (const [i, chunk] of chunks.slice(0, -1).entries()) {
+      // A chunk that something left open at its first try would have doubled to 16 KiB.
+      assert.ok(chunk.length >= 8192 && chunk.length < 8192 + 1024, `chunk ${i} is ${chunk.length} long`);
+      assert.match(chunk, /[.!?] $/, `chunk ${i} ends a sentence: …${JSON.stringify(chunk.slice(-40))}`);
+    }
+    assert.ok(chunks.join('') === paragraph, 'the chunks hold the whole paragraph');
+  });
+
+  it('ends chunks at a word when no sentence starts near the chunk length', () => {
+    const words = Array.from({ length: 6000 }, (_, i) => (i % 9 === 4 ? `[some words ${i}](https://example.com/${i})` : `word${i}`)).join(' ');
+    const chunks = chunksOf(`${words}\n`);
+    assert.ok(chunks.length >= 5, `the paragraph is in chunks (${chunks.length})`);
+    for (const [i, chunk] of chunks.slice(0, -1).entries()) {
+      assert.ok(chunk.length >= 8192 && chunk.length < 3 * 8192, `chunk ${i} is ${chunk.length} long`);
+      assert.ok(chunk.endsWith(' ') && !chunks[i + 1].startsWith(' '), `chunk ${i} ends before a word`);
+    }
+    assert.ok(chunks.join('') === words, 'the chunks hold the whole paragraph');
+  });
+
   it('each chunk renders alone as it does in the whole paragraph, with the definition after it', () => {
     const paragraph = citing(5);
     const env = {};
