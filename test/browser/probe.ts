@@ -3,6 +3,7 @@
 // one is given. The shipped bundle has none of this.
 import MarkdownIt from 'markdown-it';
 import hljs from 'highlight.js/lib/core';
+import { IncrementalRenderer } from '../../src/webview/render/index';
 
 export * from '../../src/webview/render/index';
 export { GROUP_SIZE } from '../../src/shared/answer/blocks';
@@ -41,4 +42,47 @@ export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
   scroller.append(out);
   document.body.append(scroller);
   return { scroller, out };
+}
+
+/** A renderer driven frame by frame on a page clock of its own (see {@link onWorkClock}). */
+export interface WorkClockRenderer {
+  readonly renderer: IncrementalRenderer;
+  /** Runs the frames the renderer asked for; returns the characters parsed in them. */
+  readonly frame: () => number;
+  /** Whether the renderer asked for a frame. */
+  readonly pending: () => boolean;
+  /** Gives the page its own clock back. */
+  readonly restore: () => void;
+}
+
+/**
+ * A renderer of `out` whose frames run when `frame()` is called, in a page whose clock moves only
+ * by the work done (`msPerKChar` ms per thousand characters parsed) and by `busyMs` before each
+ * frame (the page's own layout, paint and tasks): its budget and its pace are the same on an idle
+ * and on a busy test machine.
+ */
+export function onWorkClock(out: HTMLElement, msPerKChar: number, busyMs: number): WorkClockRenderer {
+  const realNow = performance.now.bind(performance);
+  const start = realNow();
+  let busy = 0;
+  let parsedBefore = 0;
+  performance.now = () => start + busy + ((parsedBefore + work.parsed) * msPerKChar) / 1000;
+  let pending: Array<() => void> = [];
+  const renderer = new IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+  return {
+    renderer,
+    frame: () => {
+      parsedBefore += work.parsed;
+      work.parsed = 0;
+      busy += busyMs;
+      const callbacks = pending;
+      pending = [];
+      for (const callback of callbacks) callback();
+      return work.parsed;
+    },
+    pending: () => pending.length > 0,
+    restore: () => {
+      performance.now = realNow;
+    },
+  };
 }

@@ -9,6 +9,7 @@ interface ProbeGlobal extends RendererGlobal {
   work: { parsed: number; highlighted: number; sanitized: number };
   GROUP_SIZE: number;
   scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement };
+  onWorkClock(out: HTMLElement, msPerKChar: number, busyMs: number): { renderer: InstanceType<RendererGlobal['IncrementalRenderer']>; frame: () => number; pending: () => boolean; restore: () => void };
 }
 
 interface Mismatch {
@@ -873,24 +874,9 @@ describe('renderer streams long blocks in Chromium', function () {
       const run = (perFrame: number): Promise<{ waitingBeforeEnd: number; waiting: number; framesToDone: number; equal: boolean; flushedEqual: boolean }> =>
         page.evaluate(
           ({ text, perFrame }) => {
-            const aq = window.AQ as ProbeGlobal;
-            const realNow = performance.now.bind(performance);
-            const start = realNow();
-            let busy = 0;
-            let parsedBefore = 0;
-            performance.now = () => start + busy + (parsedBefore + aq.work.parsed) / 1000;
+            const out = document.createElement('div');
+            const { renderer, frame, restore } = (window.AQ as ProbeGlobal).onWorkClock(out, 1, 80);
             try {
-              const out = document.createElement('div');
-              let pending: Array<() => void> = [];
-              const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
-              const frame = (): void => {
-                parsedBefore += aq.work.parsed;
-                aq.work.parsed = 0;
-                busy += 80;
-                const callbacks = pending;
-                pending = [];
-                for (const callback of callbacks) callback();
-              };
               for (let at = 0; at < text.length; at += perFrame) {
                 renderer.append(text.slice(at, at + perFrame));
                 frame();
@@ -903,12 +889,12 @@ describe('renderer streams long blocks in Chromium', function () {
                 framesToDone++;
               }
               const waiting = out.querySelectorAll('.aq-group[style]').length;
-              const expected = aq.renderMarkdownOnce(text);
+              const expected = window.AQ.renderMarkdownOnce(text);
               const equal = out.innerHTML === expected;
               renderer.flush();
               return { waitingBeforeEnd, waiting, framesToDone, equal, flushedEqual: out.innerHTML === expected };
             } finally {
-              performance.now = realNow;
+              restore();
             }
           },
           { text, perFrame },
@@ -922,6 +908,40 @@ describe('renderer streams long blocks in Chromium', function () {
       assert.ok(flood.flushedEqual, summary);
     });
   }
+
+  it('an answer that ends a few KiB past what a frame renders is final in that frame; one that ends far past it takes more frames, none rendering much past its budget', async () => {
+    // Paragraphs of about 600 or 2,400 characters: too few blocks for a group to wait (see lazy.ts).
+    const paragraphs = (count: number, words: number): string =>
+      Array.from({ length: count }, (_, i) => `Paragraph **${i}** with \`code()\` and ${Array.from({ length: words }, (_, w) => `word${w}`).join(' ')}.`).join('\n\n') + '\n';
+    const before = paragraphs(8, 90);
+    const run = (rest: string): Promise<{ framesToDone: number; parsed: number[]; equal: boolean }> =>
+      page.evaluate(
+        ({ before, rest }) => {
+          const out = document.createElement('div');
+          // 1 ms per thousand characters parsed, 80 ms between frames: the renderer's budget is 8 ms, about 8,000 characters.
+          const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onWorkClock(out, 1, 80);
+          try {
+            renderer.append(before);
+            for (let frames = 0; pending() && frames < 100; frames++) frame();
+            renderer.append(rest);
+            renderer.finish();
+            const parsed: number[] = [];
+            while (!renderer.done && parsed.length < 100) parsed.push(frame());
+            return { framesToDone: parsed.length, parsed, equal: out.innerHTML === window.AQ.renderMarkdownOnce(before + rest) };
+          } finally {
+            restore();
+          }
+        },
+        { before, rest },
+      );
+    const near = await run(`\n${paragraphs(20, 90)}`);
+    const far = await run(`\n${paragraphs(20, 360)}`);
+    const summary = JSON.stringify({ near, far });
+    // About 12 KiB: 8 KiB in the budget, the rest past it (it took a second frame when only the last 1 KiB could).
+    assert.ok(near.framesToDone === 1 && near.equal, summary);
+    // About 48 KiB: what is expected to take 8 ms more at the page's pace goes past the budget, not the whole rest.
+    assert.ok(far.framesToDone >= 3 && Math.max(...far.parsed) <= 24 * 1024 && far.equal, summary);
+  });
 
   it('in a page that is busy between frames (as the workbench is), a frame renders less, and the answer still equals a one-shot render', async () => {
     const text = longShapes(192 * 1024, 7).blocks;
