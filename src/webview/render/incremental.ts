@@ -57,13 +57,6 @@ const BASE_WINDOW = 4 * 1024;
  * rest of the workbench, then does not overrun its frame by a whole window), but not below this.
  */
 const MIN_WINDOW = 1024;
-/**
- * An answer that has ended renders the rest of its text past the frame's deadline when that is
- * expected to take at most this long more, at the pace its windows have been rendered: its end
- * is final in this frame instead of the next (in a Compare panel of four answers, frames come
- * 50 to 80 ms apart).
- */
-const FINISH_PAST_DEADLINE_MS = 8;
 /** An open block longer than this streams through a {@link BlockStream}: its finished parts are never rendered again. */
 const STREAM_AT = 8 * 1024;
 /** An open block no stream handles is rendered again only when it has grown by this factor. */
@@ -353,7 +346,10 @@ export class IncrementalRenderer {
    */
   private update(all: boolean, budgetMs = FULL_BUDGET_MS): void {
     this.scheduled = false;
-    const deadline = all ? Number.POSITIVE_INFINITY : performance.now() + budgetMs;
+    const begun = performance.now();
+    const deadline = all ? Number.POSITIVE_INFINITY : begun + budgetMs;
+    // An answer that has ended may finish past a budget smaller than a whole frame's (see finishesNow).
+    const finishBy = begun + Math.max(budgetMs, FULL_BUDGET_MS);
     // Groups that came into view go first: the reader is looking at them. Once the answer has
     // ended, its last text goes first: the view that followed the answer shows it, and the groups
     // near it are above it (they are rendered after it, in this frame if there is time).
@@ -402,8 +398,7 @@ export class IncrementalRenderer {
         }
       }
       if (this.tail.length > 0 && (complete || all || this.tail.length >= this.regrowAt)) {
-        // The last words of an answer that has ended do not wait a frame for the budget's sake.
-        if (performance.now() >= deadline && !(this.finished && this.queue.length === 0 && this.tail.length <= this.pace.fits(FINISH_PAST_DEADLINE_MS))) {
+        if (performance.now() >= deadline && !this.finishesNow(finishBy)) {
           more = true;
           break;
         }
@@ -644,6 +639,21 @@ export class IncrementalRenderer {
     this.regrowAt = 0;
     this.window = BASE_WINDOW;
     this.shortEnd = 0;
+  }
+
+  /**
+   * Whether an answer that has ended renders the rest of its text past the frame's deadline: its
+   * last words (MIN_WINDOW), or a rest that the pace its windows have been rendered at says is
+   * done by `finishBy` (a whole frame's budget, FULL_BUDGET_MS, from the render's start). Its end
+   * is then final in this frame instead of the next: with a share of a frame (four answers in a
+   * Compare panel, whose frames come 50 to 80 ms apart), and in a busy page.
+   */
+  private finishesNow(finishBy: number): boolean {
+    if (!this.finished || this.queue.length > 0) {
+      return false;
+    }
+    const left = finishBy - performance.now();
+    return this.tail.length <= MIN_WINDOW || (left > 0 && this.tail.length <= this.pace.fits(left));
   }
 
   /**
