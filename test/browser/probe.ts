@@ -44,8 +44,20 @@ export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
   return { scroller, out };
 }
 
-/** A renderer driven frame by frame on a page clock of its own (see {@link onWorkClock}). */
-export interface WorkClockRenderer {
+/**
+ * How the page's clock moves while a {@link onPageClock} renderer renders: real time (times
+ * `slowdown`), or, with `msPerKChar`, only by the work done (that many ms per thousand characters
+ * parsed), so that its budget and its pace are the same on an idle and on a busy test machine.
+ * `busyMs` is added before each frame either way (the page's own layout, paint and tasks).
+ */
+export interface PageClock {
+  readonly slowdown?: number;
+  readonly busyMs: number;
+  readonly msPerKChar?: number;
+}
+
+/** A renderer driven frame by frame on a page clock of its own (see {@link onPageClock}). */
+export interface ClockedRenderer {
   readonly renderer: IncrementalRenderer;
   /** Runs the frames the renderer asked for; returns the characters parsed in them. */
   readonly frame: () => number;
@@ -55,18 +67,15 @@ export interface WorkClockRenderer {
   readonly restore: () => void;
 }
 
-/**
- * A renderer of `out` whose frames run when `frame()` is called, in a page whose clock moves only
- * by the work done (`msPerKChar` ms per thousand characters parsed) and by `busyMs` before each
- * frame (the page's own layout, paint and tasks): its budget and its pace are the same on an idle
- * and on a busy test machine.
- */
-export function onWorkClock(out: HTMLElement, msPerKChar: number, busyMs: number): WorkClockRenderer {
+/** A renderer of `out` whose frames run when `frame()` is called, in a page whose clock moves as `clock` says. */
+export function onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer {
   const realNow = performance.now.bind(performance);
   const start = realNow();
   let busy = 0;
   let parsedBefore = 0;
-  performance.now = () => start + busy + ((parsedBefore + work.parsed) * msPerKChar) / 1000;
+  const cost = clock.msPerKChar;
+  const slowdown = clock.slowdown ?? 1;
+  performance.now = cost === undefined ? () => start + (realNow() - start) * slowdown + busy : () => start + busy + ((parsedBefore + work.parsed) * cost) / 1000;
   let pending: Array<() => void> = [];
   const renderer = new IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
   return {
@@ -74,7 +83,7 @@ export function onWorkClock(out: HTMLElement, msPerKChar: number, busyMs: number
     frame: () => {
       parsedBefore += work.parsed;
       work.parsed = 0;
-      busy += busyMs;
+      busy += clock.busyMs;
       const callbacks = pending;
       pending = [];
       for (const callback of callbacks) callback();

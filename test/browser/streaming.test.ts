@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openProbePage, randomPieces, type ProbePage, type RendererGlobal } from '../support/browser';
+import type { ClockedRenderer, PageClock } from './probe';
 import { HeldText } from '../../src/shared/answer/heldText';
 import { GROUP_SIZE } from '../../src/shared/answer/blocks';
 import { longShapes } from '../support/shapes';
@@ -9,7 +10,7 @@ interface ProbeGlobal extends RendererGlobal {
   work: { parsed: number; highlighted: number; sanitized: number };
   GROUP_SIZE: number;
   scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement };
-  onWorkClock(out: HTMLElement, msPerKChar: number, busyMs: number): { renderer: InstanceType<RendererGlobal['IncrementalRenderer']>; frame: () => number; pending: () => boolean; restore: () => void };
+  onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer;
 }
 
 interface Mismatch {
@@ -66,64 +67,37 @@ function awkwardSplits(text: string, centre: number, span: number): number[] {
 }
 
 /**
- * Renders `text` frame by frame (frames called by hand) under a clock that runs `slowdown` times
- * fast and moves on by `busyMs` between frames; returns the most and the median characters parsed
- * in a frame (after the first three, in which the renderer learns the page's pace), the most in
- * any frame, the frames it took, and whether the result equals a one-shot render.
+ * Renders `text` frame by frame (frames called by hand) on a page clock (see PageClock); returns
+ * the most and the median characters parsed in a frame (after the first three, in which the
+ * renderer learns the page's pace), the most in any frame, the frames it took, and whether the
+ * result equals a one-shot render.
  */
-/**
- * How the page's clock moves while {@link parsedPerFrame} renders: real time (times `slowdown`),
- * or, with `msPerKChar`, a clock that moves only by the work done (that many ms per thousand
- * characters parsed), so the result is the same on an idle and on a busy machine. `busyMs` is
- * added between two frames either way (the page's own layout, paint and tasks).
- */
-interface PageClock {
-  readonly slowdown: number;
-  readonly busyMs: number;
-  readonly msPerKChar?: number;
-}
-
 function parsedPerFrame(page: Page, text: string, clock: PageClock): Promise<{ most: number; mostAny: number; median: number; frames: number; equal: boolean }> {
   return page.evaluate(
     ({ text, clock }) => {
-      const aq = window.AQ as ProbeGlobal;
-      const realNow = performance.now.bind(performance);
-      const start = realNow();
-      let busy = 0;
-      let parsedBefore = 0;
-      const cost = clock.msPerKChar;
-      performance.now = cost === undefined
-        ? () => start + (realNow() - start) * clock.slowdown + busy
-        : () => start + busy + ((parsedBefore + aq.work.parsed) * cost) / 1000;
+      const out = document.createElement('div');
+      const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, clock);
       try {
-        const out = document.createElement('div');
-        let pending: Array<() => void> = [];
-        const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
         renderer.append(text);
         let most = 0;
         let mostAny = 0;
         const parsed: number[] = [];
         let frames = 0;
-        while (pending.length > 0 && frames < 10_000) {
-          parsedBefore += aq.work.parsed;
-          aq.work.parsed = 0;
-          busy += clock.busyMs;
-          const callbacks = pending;
-          pending = [];
-          for (const callback of callbacks) callback();
-          mostAny = Math.max(mostAny, aq.work.parsed);
+        while (pending() && frames < 10_000) {
+          const inFrame = frame();
+          mostAny = Math.max(mostAny, inFrame);
           if (frames >= 3) {
-            most = Math.max(most, aq.work.parsed);
-            parsed.push(aq.work.parsed);
+            most = Math.max(most, inFrame);
+            parsed.push(inFrame);
           }
           frames++;
         }
         renderer.finish();
         renderer.flush();
         const median = [...parsed].sort((a, b) => a - b)[Math.floor(parsed.length / 2)] ?? 0;
-        return { most, mostAny, median, frames, equal: out.innerHTML === aq.renderMarkdownOnce(text) };
+        return { most, mostAny, median, frames, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
       } finally {
-        performance.now = realNow;
+        restore();
       }
     },
     { text, clock },
@@ -875,7 +849,7 @@ describe('renderer streams long blocks in Chromium', function () {
         page.evaluate(
           ({ text, perFrame }) => {
             const out = document.createElement('div');
-            const { renderer, frame, restore } = (window.AQ as ProbeGlobal).onWorkClock(out, 1, 80);
+            const { renderer, frame, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
             try {
               for (let at = 0; at < text.length; at += perFrame) {
                 renderer.append(text.slice(at, at + perFrame));
@@ -919,7 +893,7 @@ describe('renderer streams long blocks in Chromium', function () {
         ({ before, rest }) => {
           const out = document.createElement('div');
           // 1 ms per thousand characters parsed, 80 ms between frames: the renderer's budget is 8 ms, about 8,000 characters.
-          const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onWorkClock(out, 1, 80);
+          const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
           try {
             renderer.append(before);
             for (let frames = 0; pending() && frames < 100; frames++) frame();
