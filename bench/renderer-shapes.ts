@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
+import { loads } from './load';
 
 const MIB = 1024 * 1024;
 /** The text each frame brings: about 1 MiB/s at 60 frames per second. */
@@ -249,16 +250,16 @@ function shape(word: string, generated: (bytes: number) => string): [string, str
 /**
  * The code block and the generated answer (which has many short code blocks) streamed live with
  * the page's render worker (`worker`: a page that started it) and without it, on an idle
- * machine and with one core kept busy by the bench itself (`busy` runs `work` while a process
- * spins): last byte → final DOM, the longest frame, and the page's time inside frames.
+ * machine and with one core kept busy by the bench itself (see load.ts): last byte → final DOM,
+ * the longest frame, and the page's time inside frames.
  */
-export async function runHighlightingBench(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, generated: (bytes: number) => string, busy: <T>(work: () => Promise<T>) => Promise<T>): Promise<BenchRow[]> {
+export async function runHighlightingBench(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, generated: (bytes: number) => string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const word of ['fenced', 'generated']) {
     const [name, text] = shape(word, generated);
     const figures: string[] = [];
     let ok = true;
-    for (const [load, run] of [['idle', <T>(work: () => Promise<T>) => work()], ['one core busy', busy]] as const) {
+    for (const [load, run] of loads()) {
       for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
         const page = await open();
         try {
@@ -280,23 +281,19 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
   return rows;
 }
 
-/** The loads each shape is streamed under: an idle machine, and one core kept busy by the bench. */
-type Loads = ReadonlyArray<readonly [string, <T>(work: () => Promise<T>) => Promise<T>]>;
-
 /**
  * Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, in a fresh page
  * from `open` (as a webview is: warmed up, its render worker up), idle and with one core busy
- * (`busy` runs `work` while a process spins); reports the medians side by side against the goals.
+ * (see load.ts); reports the medians side by side against the goals.
  */
-export async function runShapeBench(open: () => Promise<Page>, generated: (bytes: number) => string, busy: <T>(work: () => Promise<T>) => Promise<T>): Promise<BenchRow[]> {
+export async function runShapeBench(open: () => Promise<Page>, generated: (bytes: number) => string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   const once = answers(MIB, generated);
   const twice = answers(2 * MIB, generated);
-  const loads: Loads = [['idle', (work) => work()], ['one core busy', busy]];
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
     const figures: Array<{ load: string; one: Streamed; two: Streamed }> = [];
-    for (const [load, run] of loads) {
+    for (const [load, run] of loads()) {
       const page = await open();
       try {
         figures.push(await run(async () => ({ load, one: await streamRuns(page, text, load), two: await streamRuns(page, twice[i][1], load) })));

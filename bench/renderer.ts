@@ -1,10 +1,10 @@
 // Renderer benchmark: the real renderer in headless Chromium, a 1 MiB markdown answer streamed in
 // 64-byte chunks, against a naive renderer that re-renders everything on every update.
-import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, SurfaceState, Turn } from '../src/shared/protocol';
 import { waited, type BenchRow } from './core';
+import { loads, sideBySide } from './load';
 import { traced } from './trace';
 import { bundle, launchBrowser, LoopbackServer, readAsset, seededRandom, webviewPage } from '../test/support/browser';
 import { longShapes } from '../test/support/shapes';
@@ -211,16 +211,6 @@ async function streamInPage(args: { text: string; kind: 'incremental' | 'naive';
   return { totalMs, workMs, updates, coveredChars, lastByteToFinalMs, longestFrameMs, longestFrameGapMs, longTasks, longestLongTaskMs, equal, waited, samples };
 }
 
-/** Runs `work` while one core is kept busy (a process that spins), as a build or a language server keeps a developer's machine. */
-async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
-  const spinner = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
-  try {
-    return await work();
-  } finally {
-    spinner.kill();
-  }
-}
-
 /** Runs `work` while sampling the page's JS heap through CDP; returns its result and the peak. */
 async function withHeapPeak<T>(page: Page, work: () => Promise<T>): Promise<{ result: T; peak: number; baseline: number }> {
   const cdp = await page.context().newCDPSession(page);
@@ -290,8 +280,8 @@ export async function runRendererBench(): Promise<BenchRow[]> {
     // The shapes in a page of their own: no webview has run the naive renderer's megabytes of DOM before.
     await page.close();
     const markup = await withPage(pages.page, (markupPage) => runMarkupBench(markupPage, (bytes) => generateAnswer(bytes)));
-    const shapes = await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes), withBusyCore);
-    const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes), withBusyCore);
+    const shapes = await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes));
+    const highlighting = await runHighlightingBench(pages, (bytes) => generateAnswer(bytes));
     const compare = await runCompareRendererBench(browser, server, shapes);
     const bundleBytes = Buffer.byteLength(await bundle('src/webview/main.ts', { minify: true }));
     const o = ours.result;
@@ -365,7 +355,7 @@ export function runShapesSection(): Promise<BenchRow[]> {
   return withRendererServer(async (browser, server) => {
     const pages = highlightingPages(browser, server);
     const markup = await withPage(pages.page, (page) => runMarkupBench(page, (bytes) => generateAnswer(bytes)));
-    return [...markup, ...(await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes), withBusyCore))];
+    return [...markup, ...(await runShapeBench(pages.worker, (bytes) => generateAnswer(bytes)))];
   });
 }
 
@@ -381,7 +371,7 @@ async function withPage<T>(open: () => Promise<Page>, work: (page: Page) => Prom
 
 /** The highlighting rows alone (`npm run bench renderer-highlighting`): page and worker, idle and with one core busy. */
 export function runHighlightingSection(): Promise<BenchRow[]> {
-  return withRendererServer((browser, server) => runHighlightingBench(highlightingPages(browser, server), (bytes) => generateAnswer(bytes), withBusyCore));
+  return withRendererServer((browser, server) => runHighlightingBench(highlightingPages(browser, server), (bytes) => generateAnswer(bytes)));
 }
 
 /**
@@ -592,13 +582,29 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
     ['one paragraph without line breaks', shapes.paragraph],
     ['the generated answer (many short blocks)', generateAnswer(MIB)],
   ];
-  const page = await browser.newPage({ viewport: COMPARE_VIEWPORT });
+  const byLoad: Array<readonly [string, BenchRow[]]> = [];
+  for (const [load, run] of loads()) {
+    const runs = await run(() => compareRuns(browser, server, columns));
+    byLoad.push([load, compareRows(runs, columns, load, alone)]);
+  }
+  const loadAfter = os.loadavg();
+  return [
+    ...sideBySide(byLoad),
+    { name: `${COMPARE_LABEL}: machine`, value: `load average (1/5/15 min) ${loadBefore.map((n) => n.toFixed(1)).join(' / ')} before, ${loadAfter.map((n) => n.toFixed(1)).join(' / ')} after, ${os.cpus().length} cores` },
+  ];
+}
+
+const COMPARE_LABEL = `renderer compare: 4 answers of 1 MiB at once into one Compare panel (~1 MiB/s each, 4 columns side by side at ${COMPARE_VIEWPORT.width}×${COMPARE_VIEWPORT.height}), median of ${COMPARE_RUNS} runs`;
+
+/** COMPARE_RUNS runs of `columns` streaming at once into a Compare panel, each in a page of its own. */
+async function compareRuns(browser: Browser, server: LoopbackServer, columns: ReadonlyArray<readonly [string, string]>): Promise<CompareRun[]> {
   const runs: CompareRun[] = [];
-  try {
-    for (let run = 0; run < COMPARE_RUNS; run++) {
-      // Each run in a page of its own, as each Compare opens a panel of its own: in one page, a
-      // run's first frames collected the last run's 4 MiB of answers (a 20 ms step of V8's
-      // marking in a traced first frame), which no panel has to do.
+  for (let run = 0; run < COMPARE_RUNS; run++) {
+    // Each run in a page of its own, as each Compare opens a panel of its own: in one page, a
+    // run's first frames collected the last run's 4 MiB of answers (a 20 ms step of V8's
+    // marking in a traced first frame), which no panel has to do.
+    const page = await browser.newPage({ viewport: COMPARE_VIEWPORT });
+    try {
       await page.goto(`${server.origin}/compare`);
       await page.waitForFunction(() => window.__messages.length > 0);
       // The webview warms its renderer up when idle after loading (see warmUp): let it finish.
@@ -613,22 +619,25 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
       runs.push(await traced(page, run === Math.floor(COMPARE_RUNS / 2) ? process.env.AQ_COMPARE_TRACE : undefined, 'a Compare run', () => page.evaluate(streamCompare, args)));
       const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
       if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
+    } finally {
+      await page.close();
     }
-  } finally {
-    await page.close();
   }
-  const loadAfter = os.loadavg();
+  return runs;
+}
+
+/** The Compare rows of one load's runs, with the answer panel's figure for each answer alone under the same load (from `alone`). */
+function compareRows(runs: readonly CompareRun[], columns: ReadonlyArray<readonly [string, string]>, load: string, alone: readonly BenchRow[]): BenchRow[] {
   const figure = (name: string, measure: string): string => {
     const row = alone.find((r) => r.name.startsWith(`renderer live ~1 MiB/s: ${name}, `) && r.name.endsWith(`: ${measure}`));
-    // The idle figure (the Compare rows run idle).
-    return row === undefined ? 'not measured' : row.value.replace(/^idle: /, '').split(/ \(|; /)[0];
+    // renderer-shapes.ts prints each load's figures side by side: "idle: 3.0 ms (…); one core busy: …".
+    return row === undefined ? 'not measured' : (row.value.split(/(?:^|; )(?=[a-z ]+: \d)/).find((part) => part.startsWith(`${load}: `)) ?? 'not measured').replace(`${load}: `, '').split(/ \(|; /)[0];
   };
-  const label = `renderer compare: 4 answers of 1 MiB at once into one Compare panel (~1 MiB/s each, 4 columns side by side at ${COMPARE_VIEWPORT.width}×${COMPARE_VIEWPORT.height}), median of ${COMPARE_RUNS} runs`;
   const longest = middle(runs.map((r) => r.longestFrameMs));
   const aloneFrames = columns.map(([name]) => `${name.split(' (')[0]} ${figure(name, 'longest frame (append + render + scroll)')}`).join(', ');
   const rows: BenchRow[] = [
     {
-      name: `${label}: the panel's longest frame (4 appends + every column's render and scroll)`,
+      name: `${COMPARE_LABEL}: the panel's longest frame (4 appends + every column's render and scroll)`,
       value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; 95th percentile ${middle(runs.map((r) => r.p95FrameMs)).toFixed(1)} ms; ${middle(runs.map((r) => r.framesOver))} of ${middle(runs.map((r) => r.frames))} frames over ${COMPARE_FRAME_GOAL_MS} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms; answer panel, each answer alone: ${aloneFrames})`,
       goal: `≤ ${COMPARE_FRAME_GOAL_MS} ms`,
       ok: longest <= COMPARE_FRAME_GOAL_MS,
@@ -639,15 +648,15 @@ export async function runCompareRendererBench(browser: Browser, server: Loopback
     const equal = runs.every((r) => r.equal[i]);
     const waiting = Math.max(...runs.map((r) => r.waiting[i]));
     rows.push({
-      name: `${label}: column ${i + 1}, ${name}: last byte to final DOM`,
+      name: `${COMPARE_LABEL}: column ${i + 1}, ${name}: last byte to final DOM`,
       value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms; answer panel alone ${figure(name, 'last byte to final DOM')}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}${equal ? '' : `; first difference ${runs.find((r) => !r.equal[i])?.differences[i] ?? ''}`}`,
       goal: '≤ 100 ms',
       ok: final <= 100 && equal && Number.isFinite(final),
     });
   }
   rows.push({
-    name: `${label}: total time inside frames / wall time`,
-    value: `${middle(runs.map((r) => r.workMs)).toFixed(0)} ms in ${middle(runs.map((r) => r.frames))} frames / ${(middle(runs.map((r) => r.wallMs)) / 1000).toFixed(1)} s; load average (1/5/15 min) ${loadBefore.map((n) => n.toFixed(1)).join(' / ')} before, ${loadAfter.map((n) => n.toFixed(1)).join(' / ')} after, ${os.cpus().length} cores`,
+    name: `${COMPARE_LABEL}: total time inside frames / wall time`,
+    value: `${middle(runs.map((r) => r.workMs)).toFixed(0)} ms in ${middle(runs.map((r) => r.frames))} frames / ${(middle(runs.map((r) => r.wallMs)) / 1000).toFixed(1)} s`,
   });
   return rows;
 }

@@ -1,7 +1,8 @@
 // End to end in the real workbench (code-server 4.139.1, headless Chromium): how soon the first
 // bytes of an answer are painted in the answer panel and in the Chat view, and how a 10 MiB answer
 // at full socket speed fares in the panel and in the output channel (time to the final DOM or the
-// channel's footer, and the longest stall of each main thread). Times are epoch ms on both sides:
+// channel's footer, and the longest stall of each main thread), each idle and with one core kept
+// busy by the bench (load.ts; the channel, a comparison, idle only). Times are epoch ms on both sides:
 // the reference service runs in this process, Date.now() in the pages reads the same clock.
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
@@ -16,6 +17,7 @@ import { showOutputChannel } from '../test/support/workbench/output';
 import { openViewContainer, sendFromComposer, surfaceFrame } from '../test/support/workbench/views';
 import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
+import { loads, sideBySide } from './load';
 import { traced } from './trace';
 
 const MiB = 1024 * 1024;
@@ -516,16 +518,26 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
   try {
     await setApiKey(workbench, APP.name, APP.id);
     const rows: BenchRow[] = [];
+    // Each part idle and with one core busy (#24), its figures side by side.
+    const underLoads = async (part: () => Promise<BenchRow[]>): Promise<BenchRow[]> => {
+      const byLoad: Array<readonly [string, BenchRow[]]> = [];
+      for (const [load, run] of loads()) byLoad.push([load, await run(part)]);
+      return sideBySide(byLoad);
+    };
     if (PARTS.has('paint')) {
-      rows.push(...(await paintRows(workbench)));
+      rows.push(...(await underLoads(() => paintRows(workbench))));
     } else if (PARTS.has('panel') || PARTS.has('code')) {
       // The code and 10 MiB runs reuse an open answer panel: one short answer opens it.
       await queryFromPalette(workbench.page, APP.name, 'Open the panel, please');
       await waitFor('the short answer to end', async () => (await (await panelBody(workbench.page)).body.getAttribute('data-status')) === 'done' || undefined, 30_000, 100);
     }
+    // The output channel is a comparison (no goal): idle only.
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
-    if (PARTS.has('code')) rows.push(...(await codeIntoPanel(workbench)));
-    if (PARTS.has('panel')) rows.push(...(await traced(workbench.page, TRACE_FILE, 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1')));
+    if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
+    if (PARTS.has('panel')) {
+      let traces = 0;
+      rows.push(...(await underLoads(() => traced(workbench.page, traces++ === 0 ? TRACE_FILE : undefined, 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1'))));
+    }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
   } finally {
