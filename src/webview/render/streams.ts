@@ -80,17 +80,16 @@ export interface BlockStream {
 
 /**
  * A container's new text is parsed in windows of at most CONTAINER_WINDOW, each ending at a line
- * end, until CONTAINER_BUDGET_MS are spent (or the frame's budget and 4 ms more, if that ends
- * sooner; at least one window); the rest waits for the next frame. The 4 ms keep a 512 KiB table
- * up with 1 MiB/s while one core is busy (without them it fell 109–243 ms behind in the bench).
- * Each window is cut to what fits in the time left at the pace the container's windows have
+ * end, until the frame's budget is spent (at most a whole frame's, FULL_BUDGET_MS; at least one
+ * window); the rest waits for the next frame. (Containers once had 4 ms past the frame's budget,
+ * to keep a 512 KiB table up with 1 MiB/s while one core was busy; the table now keeps up without
+ * them, and they made the list's and the table's frames the longest of the shapes.) Each window is cut to what fits in the time left at the pace the container's windows have
  * shown, not below CONTAINER_LEAST_WINDOW, and no window starts that would not fit the least.
  * After a window that finishes no child, the next is twice as long whatever the time left (so a
  * long child is always reached).
  */
 const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_LEAST_WINDOW = 1024;
-const CONTAINER_BUDGET_MS = 24;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -699,7 +698,7 @@ export class ContainerStream implements BlockStream {
   }
 
   advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number): StreamResult {
-    const deadline = Math.min(performance.now() + CONTAINER_BUDGET_MS, frameDeadline + CONTAINER_BUDGET_MS - FULL_BUDGET_MS);
+    const deadline = Math.min(performance.now() + FULL_BUDGET_MS, frameDeadline);
     if (!drain && this.open === 'bullet_list_open') {
       this.backlog.frame(tail.length - this.anchor);
       if (this.anchor >= this.waitRetryAt && this.backlog.far(tail.length - this.anchor, complete)) {
