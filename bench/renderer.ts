@@ -615,8 +615,10 @@ async function compareRuns(browser: Browser, server: LoopbackServer, columns: Re
       await cdp.send('HeapProfiler.collectGarbage');
       await cdp.detach();
       const args = { texts: columns.map(([, text]) => text), labels: columns.map(([name]) => name), bytesPerFrame: COMPARE_BYTES_PER_FRAME, run, frameGoalMs: COMPARE_FRAME_GOAL_MS };
-      // The middle run may be traced (env AQ_COMPARE_TRACE, a file path), to see what the panel's frames are made of.
-      runs.push(await traced(page, run === Math.floor(COMPARE_RUNS / 2) ? process.env.AQ_COMPARE_TRACE : undefined, 'a Compare run', () => page.evaluate(streamCompare, args)));
+      // The middle run may be traced (env AQ_COMPARE_TRACE, a file path), to see what the panel's
+      // frames are made of (AQ_COMPARE_TRACE_JS=1 adds JavaScript samples, which slow the page).
+      const trace = run === Math.floor(COMPARE_RUNS / 2) ? process.env.AQ_COMPARE_TRACE : undefined;
+      runs.push(await traced(page, trace, 'a Compare run', () => page.evaluate(streamCompare, args), process.env.AQ_COMPARE_TRACE_JS === '1'));
       const layout = await page.evaluate(() => [...document.querySelectorAll('section[data-role="column"]')].map((section) => Math.round(section.getBoundingClientRect().top)));
       if (new Set(layout).size !== 1) throw new Error(`the four columns are not side by side: tops ${layout.join(', ')}`);
     } finally {
