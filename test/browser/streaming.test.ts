@@ -933,6 +933,45 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(busy.equal && idle.equal, summary);
   });
 
+  it('in a busy page, a table that loses ground renders a little past its budget to catch up, and one that does not never does; both equal a one-shot render', async () => {
+    const text = longShapes(384 * 1024, 7).table;
+    // The page's clock moves by the work done (1 ms per thousand characters parsed) and 80 ms
+    // between frames: the renderer's budget is its least, 8 ms (8,000 characters a frame).
+    // Returns the characters parsed in each frame that appended text (after the first six, which
+    // learn the page's pace), and in each frame after the last append.
+    const stream = (perFrame: number): Promise<{ appending: number[]; after: number[]; equal: boolean }> =>
+      page.evaluate(
+        ({ text, perFrame }) => {
+          const out = document.createElement('div');
+          const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
+          try {
+            const appending: number[] = [];
+            for (let at = 0; at < text.length; at += perFrame) {
+              renderer.append(text.slice(at, at + perFrame));
+              appending.push(frame());
+            }
+            const after: number[] = [];
+            while (pending() && after.length < 10_000) after.push(frame());
+            renderer.finish();
+            for (let frames = 0; !renderer.done && frames < 10_000; frames++) frame();
+            return { appending: appending.slice(6), after, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+          } finally {
+            restore();
+          }
+        },
+        { text, perFrame },
+      );
+    const losing = await stream(16 * 1024);
+    const atOnce = await stream(text.length);
+    const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const summary = JSON.stringify({ losing: { median: median(losing.appending), most: Math.max(...losing.appending) }, atOnce: { frames: atOnce.after.length, most: Math.max(...atOnce.after) } });
+    // 16 KiB a frame against 8,000 characters: it falls further behind every frame, and then parses about 12,000 a frame (8 ms and 4 ms more).
+    assert.ok(median(losing.appending) >= 10_500 && Math.max(...losing.appending) <= 12_000 + 4096, summary);
+    // All of it at once: far behind, but less so every frame, so it never takes more than its 8 ms.
+    assert.ok(atOnce.after.length > 20 && Math.max(...atOnce.after) <= 8_000 + 1024, summary);
+    assert.ok(losing.equal && atOnce.equal, summary);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

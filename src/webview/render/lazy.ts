@@ -45,7 +45,12 @@ export class Backlog {
     if (complete) {
       return behind > 2 * LAZY_KEEP;
     }
-    return behind > LAZY_AT || (behind > LOSING_AT && this.growing >= LOSING_FRAMES);
+    return behind > LAZY_AT || this.losing(behind);
+  }
+
+  /** Whether the renderer loses ground: more than LOSING_AT of the `behind` code units, and further behind in each of LOSING_FRAMES frames. */
+  losing(behind: number): boolean {
+    return behind > LOSING_AT && this.growing >= LOSING_FRAMES;
   }
 }
 

@@ -81,15 +81,18 @@ export interface BlockStream {
 /**
  * A container's new text is parsed in windows of at most CONTAINER_WINDOW, each ending at a line
  * end, until the frame's budget is spent (at most a whole frame's, FULL_BUDGET_MS; at least one
- * window); the rest waits for the next frame. (Containers once had 4 ms past the frame's budget,
- * to keep a 512 KiB table up with 1 MiB/s while one core was busy; the table now keeps up without
- * them, and they made the list's and the table's frames the longest of the shapes.) Each window is cut to what fits in the time left at the pace the container's windows have
+ * window); the rest waits for the next frame. A container that loses ground (see Backlog in
+ * lazy.ts) gets CONTAINER_CATCH_UP_MS past the budget: with its share of a Compare panel's frame
+ * and one core busy, a 1 MiB list fell further behind every frame without them (its last byte →
+ * final DOM 259 ms). One that keeps up never takes them: taken in every frame, they made the
+ * list's and the table's frames the longest of the shapes. Each window is cut to what fits in the time left at the pace the container's windows have
  * shown, not below CONTAINER_LEAST_WINDOW, and no window starts that would not fit the least.
  * After a window that finishes no child, the next is twice as long whatever the time left (so a
  * long child is always reached).
  */
 const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_LEAST_WINDOW = 1024;
+const CONTAINER_CATCH_UP_MS = 4;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -641,7 +644,7 @@ export class ContainerStream implements BlockStream {
   private readonly waitingGroups: Element[] = [];
   /** Bulleted lists: no group of items is made to wait before the anchor reaches this (the last try found none). */
   private waitRetryAt = 0;
-  /** Bulleted lists: how far the items are behind the stream, frame after frame (whether groups of them wait). */
+  /** How far the children are behind the stream, frame after frame (whether the container catches up; bulleted lists: whether groups of items wait). */
   private readonly backlog = new Backlog();
   /** Tables: empty cells added to short rows so far. */
   private cellsAdded = 0;
@@ -698,12 +701,13 @@ export class ContainerStream implements BlockStream {
   }
 
   advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number): StreamResult {
-    const deadline = Math.min(performance.now() + FULL_BUDGET_MS, frameDeadline);
-    if (!drain && this.open === 'bullet_list_open') {
-      this.backlog.frame(tail.length - this.anchor);
-      if (this.anchor >= this.waitRetryAt && this.backlog.far(tail.length - this.anchor, complete)) {
-        this.makeItemsWait(tail, deadline);
-      }
+    const behind = tail.length - this.anchor;
+    if (!drain) {
+      this.backlog.frame(behind);
+    }
+    const deadline = Math.min(performance.now() + FULL_BUDGET_MS, frameDeadline + (this.backlog.losing(behind) ? CONTAINER_CATCH_UP_MS : 0));
+    if (!drain && this.open === 'bullet_list_open' && this.anchor >= this.waitRetryAt && this.backlog.far(behind, complete)) {
+      this.makeItemsWait(tail, deadline);
     }
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
