@@ -127,6 +127,73 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
 }
 
 /**
+ * A stream's view of the tail (which starts with its block): the text from some offset on, kept
+ * from the text each call appended. The renderer builds the tail by appending, and V8 copies such
+ * a string whole at its first read: read every frame, a block of n characters cost n²/2 copied
+ * (a paragraph: 69 ms of copies for 1 MiB, 264 ms for 2 MiB; a list 26 and 96 ms, in Node).
+ * What a frame reads is near the end.
+ */
+export class TailText {
+  /** The tail as the last call saw it (read only for text before what is kept). */
+  private tail = '';
+  private kept = '';
+  private from: number;
+  /** -1: nothing kept yet (the next call reads the tail once). */
+  private end = -1;
+
+  constructor(from: number) {
+    this.from = from;
+  }
+
+  /** Tail offset where the kept text starts. */
+  get start(): number {
+    return this.from;
+  }
+
+  /** The kept text (from `start`). */
+  get text(): string {
+    return this.kept;
+  }
+
+  /**
+   * The tail as a stream's `advance` got it, and `fresh` (see {@link BlockStream.advance}); text
+   * before `needFrom` is not read any more. Adds `fresh` when it is what came since the last
+   * call, else reads the tail (the first call, or a caller without `fresh`).
+   */
+  see(tail: string, fresh: string | undefined, needFrom: number): void {
+    this.tail = tail;
+    if (fresh !== undefined && this.end >= 0 && this.end + fresh.length === tail.length) {
+      if (needFrom > this.from) {
+        this.kept = this.kept.slice(needFrom - this.from);
+        this.from = needFrom;
+      }
+      this.kept += fresh;
+    } else {
+      this.from = Math.min(needFrom, tail.length);
+      this.kept = tail.slice(this.from);
+    }
+    this.end = tail.length;
+  }
+
+  /** The tail's text from `from` to `to` (tail offsets): from the kept text when it holds it. */
+  slice(from: number, to: number): string {
+    if (from >= this.from && to <= this.end) {
+      return this.kept.slice(from - this.from, Math.max(from, to) - this.from);
+    }
+    return this.tail.slice(from, to);
+  }
+
+  /** The tail offset of the last `search` that starts at or before `position` in the kept text; -1 if there is none there. */
+  lastIndexOf(search: string, position: number): number {
+    if (position < this.from) {
+      return -1;
+    }
+    const at = this.kept.lastIndexOf(search, position - this.from);
+    return at < 0 ? -1 : at + this.from;
+  }
+}
+
+/**
  * A paragraph. Lines are checked once the next line is complete (a table header needs the line
  * after it); the inline text is frozen in chunks cut by {@link TextCutter}, which render alone as
  * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
@@ -172,18 +239,8 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** The worker's rendered text shown spans these tail offsets; plain text shows what follows. */
   private liveFrom: number;
   private liveEnd: number;
-  /** The tail as the last `advance` saw it. */
-  private tailText = '';
-  /**
-   * The tail's text from `bufferFrom` (never after the frozen text's end) to `bufferEnd`, kept
-   * from each call's new text. The tail is built by appending, and V8 copies such a string whole
-   * at its first read: read every frame, a paragraph of n characters cost n²/2 copied
-   * (measured: 69 ms of copies for 1 MiB, 264 ms for 2 MiB). What a frame reads is near the end.
-   */
-  private buffer = '';
-  private bufferFrom: number;
-  /** -1: not kept yet (the next call reads the tail once). */
-  private bufferEnd = -1;
+  /** The tail's text from the frozen text's end on (see {@link TailText}). */
+  private readonly tailText: TailText;
   /** Text is shown up to this tail offset (rendered, or plain: what is shown stays shown). */
   private shownTo: number;
   /** Since when text has waited for the worker's rendering, unshown (a `performance.now()` time). */
@@ -201,7 +258,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     this.placement = placement;
     this.paragraph = element instanceof HTMLElement ? element : document.createElement('p');
     this.sentTo = this.start;
-    this.bufferFrom = this.start;
+    this.tailText = new TailText(this.start);
     this.receivedEnd = this.start;
     this.liveFrom = this.start;
     this.liveEnd = this.start;
@@ -240,15 +297,14 @@ export class ParagraphStream implements BlockStream, TextSink {
   }
 
   advance(tail: string, drain: boolean, complete: boolean, deadline = Number.POSITIVE_INFINITY, fresh?: string): StreamResult {
-    this.tailText = tail;
-    this.keep(tail, fresh);
+    this.tailText.see(tail, fresh, this.frozenEnd);
     if (this.closingAt !== undefined) {
       return this.close(tail, this.closingAt, drain, deadline);
     }
     // Only the new text is searched for line breaks.
-    const buffer = this.buffer;
-    for (let i = buffer.indexOf('\n', this.scanned - this.bufferFrom); i >= 0; i = buffer.indexOf('\n', i + 1)) {
-      this.completeTo = this.bufferFrom + i + 1;
+    const { text: kept, start: keptFrom } = this.tailText;
+    for (let i = kept.indexOf('\n', this.scanned - keptFrom); i >= 0; i = kept.indexOf('\n', i + 1)) {
+      this.completeTo = keptFrom + i + 1;
       this.firstLineEnd = this.firstLineEnd < 0 ? this.completeTo : this.firstLineEnd;
     }
     this.scanned = tail.length;
@@ -266,7 +322,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     // A chunk ends before a word whose first character is known to be in the paragraph.
     const known = Math.min(limit, tail.length);
     if (this.offThread(drain, deadline)) {
-      this.send(known, this.textAt(known, tail.length));
+      this.send(known, this.tailText.slice(known, tail.length));
       this.showLive(tail);
       return 'open';
     }
@@ -307,33 +363,6 @@ export class ParagraphStream implements BlockStream, TextSink {
     return false;
   }
 
-  /**
-   * Keeps the buffer (see `buffer`): drops what the frozen chunks hold, adds `fresh` when it is what
-   * came since the last call, else reads the tail (the first call, or a caller without `fresh`).
-   */
-  private keep(tail: string, fresh: string | undefined): void {
-    const frozenEnd = this.frozenEnd;
-    if (fresh !== undefined && this.bufferEnd >= 0 && this.bufferEnd + fresh.length === tail.length) {
-      if (frozenEnd > this.bufferFrom) {
-        this.buffer = this.buffer.slice(frozenEnd - this.bufferFrom);
-        this.bufferFrom = frozenEnd;
-      }
-      this.buffer += fresh;
-    } else {
-      this.bufferFrom = Math.min(frozenEnd, tail.length);
-      this.buffer = tail.slice(this.bufferFrom);
-    }
-    this.bufferEnd = tail.length;
-  }
-
-  /** The tail's text from `from` to `to` (tail offsets): from the buffer when it holds it. */
-  private textAt(from: number, to: number): string {
-    if (from >= this.bufferFrom && to <= this.bufferEnd) {
-      return this.buffer.slice(from - this.bufferFrom, Math.max(from, to) - this.bufferFrom);
-    }
-    return this.tailText.slice(from, to);
-  }
-
   /** Gives the worker the text known to continue the paragraph up to `known`, and what follows it. */
   private send(known: number, tentative: string): void {
     const remote = this.remote;
@@ -346,7 +375,7 @@ export class ParagraphStream implements BlockStream, TextSink {
       remote.references(references, ++this.version);
     }
     if (known > this.sentTo) {
-      remote.add(this.textAt(this.sentTo, known));
+      remote.add(this.tailText.slice(this.sentTo, known));
       this.sentTo = known;
     }
     if (tentative !== this.sentTentative) {
@@ -374,7 +403,7 @@ export class ParagraphStream implements BlockStream, TextSink {
 
   /** The text of `length` code units at tail offset `from`, if it could use a definition (see FrozenChunk.source). */
   private sourceOf(from: number, length: number): string | undefined {
-    const text = this.textAt(from, from + length);
+    const text = this.tailText.slice(from, from + length);
     return text.includes(']') ? ownCopy(text) : undefined;
   }
 
@@ -434,7 +463,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     } else {
       this.waitingSince = undefined;
     }
-    this.showPlain(this.textAt(rendered, Math.max(rendered, this.shownTo)));
+    this.showPlain(this.tailText.slice(rendered, Math.max(rendered, this.shownTo)));
   }
 
   /** The plain text at the paragraph's end shows `text`. */
@@ -455,7 +484,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** Checks the lines between `checkFrom` and `completeTo`; returns where the paragraph ended, if it did. */
   private checkLines(completeTo: number): number | undefined | 'abandon' {
     // After "x", a line is parsed as a continuation, as it is here.
-    const window = 'x\n' + this.textAt(this.checkFrom, completeTo);
+    const window = 'x\n' + this.tailText.slice(this.checkFrom, completeTo);
     const tokens = parseBlocks(window);
     const first = tokens[0];
     const { starts, complete } = lines(window);
@@ -489,7 +518,7 @@ export class ParagraphStream implements BlockStream, TextSink {
    * the paragraph is `final`), or as plain text while it is long and cannot be frozen.
    */
   private renderLive(end: number, final: boolean): void {
-    const text = this.textAt(this.frozenEnd, end).trimEnd();
+    const text = this.tailText.slice(this.frozenEnd, end).trimEnd();
     const html = (): string => renderInlinePiece(text, this.host.references()).html;
     if (final) {
       this.placeLast(html(), this.sourceOf(this.frozenEnd, text.length));
@@ -520,7 +549,7 @@ export class ParagraphStream implements BlockStream, TextSink {
       return 'abandon';
     }
     // The rest may hold more chunks: a one-shot render cuts them anywhere in the paragraph.
-    const known = this.frozenEnd + this.textAt(this.frozenEnd, end).trimEnd().length;
+    const known = this.frozenEnd + this.tailText.slice(this.frozenEnd, end).trimEnd().length;
     if (this.offThread(drain, deadline)) {
       if (this.closingAt === undefined) {
         this.closingAt = end;
@@ -632,6 +661,8 @@ export class ContainerStream implements BlockStream {
   private readonly prefix: string;
   /** Tail offset of the first unfinished child. */
   private anchor: number;
+  /** The tail's text from the anchor on (see {@link TailText}). */
+  private readonly tailText = new TailText(0);
   /** Places the children: lists' items and quotes' blocks in groups, tables' rows in more bodies. */
   private readonly placer: Grouper;
   private livePlacement: Placement = [];
@@ -700,7 +731,8 @@ export class ContainerStream implements BlockStream {
     return new ContainerStream(tail, tokens, host);
   }
 
-  advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number): StreamResult {
+  advance(tail: string, drain: boolean, complete: boolean, frameDeadline: number, fresh?: string): StreamResult {
+    this.tailText.see(tail, fresh, this.anchor);
     const behind = tail.length - this.anchor;
     if (!drain) {
       this.backlog.frame(behind);
@@ -712,7 +744,7 @@ export class ContainerStream implements BlockStream {
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
       const span = this.whole ? this.span : this.pace.fits(deadline - performance.now(), this.span);
-      const cut = drain || available <= span ? -1 : tail.lastIndexOf('\n', this.anchor + span - 1);
+      const cut = drain || available <= span ? -1 : this.tailText.lastIndexOf('\n', this.anchor + span - 1);
       const end = cut < this.anchor ? tail.length : cut + 1;
       const before = this.anchor;
       const started = performance.now();
@@ -742,7 +774,7 @@ export class ContainerStream implements BlockStream {
       return 'open';
     }
     this.nextParseAt = pending > LIVE_LIMIT ? pending * 1.5 : 0;
-    const window = this.prefix + tail.slice(this.anchor, upTo);
+    const window = this.prefix + this.tailText.slice(this.anchor, upTo);
     const env: RenderEnv = { references: { ...this.host.frozenReferences() } };
     const tokens = parseMarkdown(window, env, 'container');
     this.host.seeReferences(env.references ?? {});
@@ -799,8 +831,8 @@ export class ContainerStream implements BlockStream {
   private makeItemsWait(tail: string, deadline: number): void {
     const behind = tail.length - this.anchor;
     const span = Math.min(LAZY_WINDOW, 4 * this.pace.fits(deadline - performance.now()), behind - LAZY_KEEP);
-    const windowEnd = tail.lastIndexOf('\n', this.anchor + span - 1) + 1;
-    const text = tail.slice(this.anchor, Math.max(this.anchor, windowEnd));
+    const windowEnd = this.tailText.lastIndexOf('\n', this.anchor + span - 1) + 1;
+    const text = this.tailText.slice(this.anchor, Math.max(this.anchor, windowEnd));
     const tokens = parseBlocks(text);
     const first = tokens[0];
     const { starts } = lines(text);
