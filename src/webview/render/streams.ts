@@ -85,8 +85,9 @@ export interface BlockStream {
  * lazy.ts) gets CONTAINER_CATCH_UP_MS past the budget: with its share of a Compare panel's frame
  * and one core busy, a 1 MiB list fell further behind every frame without them (its last byte →
  * final DOM 259 ms). One that keeps up never takes them: taken in every frame, they made the
- * list's and the table's frames the longest of the shapes. Each window is cut to what fits in the time left at the pace the container's windows have
- * shown, not below CONTAINER_LEAST_WINDOW, and no window starts that would not fit the least.
+ * list's and the table's frames the longest of the shapes. Each window is cut to what fits in the
+ * time left at the pace the container's windows have shown, not below CONTAINER_LEAST_WINDOW, and
+ * no window starts that would not fit the least.
  * After a window that finishes no child, the next is twice as long whatever the time left (so a
  * long child is always reached).
  */
