@@ -3,7 +3,7 @@ import { remoteLane, WORKER_WAIT_MS, type PieceSink, type RemoteLane } from './w
 import { highlightedNodes } from './markdown';
 import { fenceInfo, renderCodeShell, type MdToken } from './parse';
 import type { RenderedPiece } from '../worker/protocol';
-import { placeBlock, type BlockStream, type StreamHost, type StreamResult } from './streams';
+import { placeBlock, TailText, type BlockStream, type StreamHost, type StreamResult } from './streams';
 import type { Placement } from './groups';
 
 /** Code waiting for its piece to be decided (or highlighted) is shown in blocks of about this many code units. */
@@ -268,6 +268,8 @@ export class FenceStream implements BlockStream {
   private codeLength = 0;
   /** Tail offset of the first line not yet finished with. */
   private lineStart: number;
+  /** The tail's text from that line on (see TailText). */
+  private readonly tailText: TailText;
   /** How much of that line (after indentation is stripped) is already code. */
   private lineDone = 0;
   /** The unfinished line that may still close the fence, shown as plain text for now. */
@@ -281,6 +283,7 @@ export class FenceStream implements BlockStream {
     this.indent = /^ */.exec(tail)?.[0].length ?? 0;
     const language = codeLanguage(info).highlight;
     this.lineStart = tail.indexOf('\n') + 1;
+    this.tailText = new TailText(this.lineStart);
     const { element, placement } = placeBlock(host, renderCodeShell(info));
     this.placement = placement;
     const code = element?.querySelector('pre > code');
@@ -302,10 +305,12 @@ export class FenceStream implements BlockStream {
     return tail.includes('\n');
   }
 
-  advance(tail: string, drain: boolean, complete: boolean): StreamResult {
+  advance(tail: string, drain: boolean, complete: boolean, _deadline?: number, fresh?: string): StreamResult {
+    const text = this.tailText;
+    text.see(tail, fresh, this.lineStart);
     let added = '';
-    for (let end = tail.indexOf('\n', this.lineStart); end >= 0; end = tail.indexOf('\n', this.lineStart)) {
-      const line = tail.slice(this.lineStart, end);
+    for (let end = text.indexOf('\n', this.lineStart); end >= 0; end = text.indexOf('\n', this.lineStart)) {
+      const line = text.slice(this.lineStart, end);
       if (this.lineDone === 0 && this.closer.test(line)) {
         this.addCode(added);
         // Until the highlighting is done, the stream stays at the closing line and comes back here.
@@ -315,7 +320,7 @@ export class FenceStream implements BlockStream {
       this.lineStart = end + 1;
       this.lineDone = 0;
     }
-    const rest = tail.slice(this.lineStart);
+    const rest = text.slice(this.lineStart, tail.length);
     const closes = this.lineDone === 0 && this.closer.test(rest);
     if (complete || this.lineDone > 0 || !this.mayClose.test(rest)) {
       if (!closes) {

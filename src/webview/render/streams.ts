@@ -131,7 +131,8 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
  * A stream's view of the tail (which starts with its block): the text from some offset on, kept
  * from the text each call appended. The renderer builds the tail by appending, and V8 copies such
  * a string whole at its first read: read every frame, a block of n characters cost n²/2 copied
- * (a paragraph: 69 ms of copies for 1 MiB, 264 ms for 2 MiB; a list 26 and 96 ms, in Node).
+ * (a paragraph: 69 ms of copies for 1 MiB, 264 ms for 2 MiB; a list or a code block 26 and 96
+ * ms, in Node).
  * What a frame reads is near the end.
  */
 export class TailText {
@@ -182,6 +183,12 @@ export class TailText {
       return this.kept.slice(from - this.from, Math.max(from, to) - this.from);
     }
     return this.tail.slice(from, to);
+  }
+
+  /** The tail offset of the first `search` that starts at or after `position` (not before the kept text) in the kept text; -1 if there is none there. */
+  indexOf(search: string, position: number): number {
+    const at = this.kept.indexOf(search, Math.max(0, position - this.from));
+    return at < 0 ? -1 : at + this.from;
   }
 
   /** The tail offset of the last `search` that starts at or before `position` in the kept text; -1 if there is none there. */
