@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { longShapes } from '../test/support/shapes';
 import { waited, type BenchRow } from './core';
-import { loads } from './load';
+import { loads, sideBySide } from './load';
 
 const MIB = 1024 * 1024;
 /** The text each frame brings: about 1 MiB/s at 60 frames per second. */
@@ -292,45 +292,50 @@ export async function runShapeBench(open: () => Promise<Page>, generated: (bytes
   const twice = answers(2 * MIB, generated);
   for (let i = 0; i < once.length; i++) {
     const [name, text] = once[i];
-    const figures: Array<{ load: string; one: Streamed; two: Streamed }> = [];
+    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}, median of ${RUNS} runs, idle and with one core busy`;
+    const byLoad: Array<readonly [string, BenchRow[]]> = [];
     for (const [load, run] of loads()) {
       const page = await open();
       try {
-        figures.push(await run(async () => ({ load, one: await streamRuns(page, text, load), two: await streamRuns(page, twice[i][1], load) })));
+        const { one, two } = await run(async () => ({ one: await streamRuns(page, text, load), two: await streamRuns(page, twice[i][1], load) }));
+        byLoad.push([load, shapeRows(label, one, two, size(twice[i][1].length), size(text.length))]);
       } finally {
         await page.close();
       }
     }
-    const each = (format: (figure: (typeof figures)[number]) => string): string => figures.map((figure) => `${figure.load}: ${format(figure)}`).join('; ');
-    const label = `renderer live ~1 MiB/s: ${name}, ${size(text.length)}, median of ${RUNS} runs, idle and with one core busy`;
-    rows.push(
-      {
-        name: `${label}: last byte to final DOM`,
-        value: each(({ one }) => `${one.lastByteToFinalMs.toFixed(1)} ms`),
-        goal: '≤ 100 ms',
-        ok: figures.every(({ one }) => one.lastByteToFinalMs <= 100),
-      },
-      {
-        name: `${label}: longest frame (append + render + scroll)`,
-        value: each(({ one }) => `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; 95th percentile ${one.p95FrameMs.toFixed(1)} ms; ${one.framesOver} of ${one.frames} frames over ${FRAME_GOAL_MS} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`),
-        goal: `≤ ${FRAME_GOAL_MS} ms`,
-        ok: figures.every(({ one }) => one.longestFrameMs <= FRAME_GOAL_MS),
-      },
-      {
-        name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the render worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
-        value: each(({ one, two }) => `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`),
-        goal: 'true',
-        ok: figures.every(({ one, two }) => one.equal && two.equal),
-      },
-      {
-        name: `${label}: total time inside frames at ${size(twice[i][1].length)} / at ${size(text.length)}`,
-        value: each(({ one, two }) => `${(two.renderMs / one.renderMs).toFixed(2)} (${two.renderMs.toFixed(0)} ms; renderer alone ${(two.renderOnlyMs / one.renderOnlyMs).toFixed(2)}; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`),
-        goal: '≤ 2.2',
-        ok: figures.every(({ one, two }) => two.renderMs / one.renderMs <= 2.2),
-      },
-    );
+    rows.push(...sideBySide(byLoad));
   }
   return rows;
+}
+
+/** One load's rows for a shape streamed at one size (`one`) and at twice it (`two`). */
+function shapeRows(label: string, one: Streamed, two: Streamed, twoSize: string, oneSize: string): BenchRow[] {
+  return [
+    {
+      name: `${label}: last byte to final DOM`,
+      value: `${one.lastByteToFinalMs.toFixed(1)} ms`,
+      goal: '≤ 100 ms',
+      ok: one.lastByteToFinalMs <= 100,
+    },
+    {
+      name: `${label}: longest frame (append + render + scroll)`,
+      value: `${one.longestFrameMs.toFixed(1)} ms (longest of all runs ${one.worstFrameMs.toFixed(1)} ms; renderer's part ${one.longestRenderMs.toFixed(1)} ms; 95th percentile ${one.p95FrameMs.toFixed(1)} ms; ${one.framesOver} of ${one.frames} frames over ${FRAME_GOAL_MS} ms; longest gap between frames ${one.longestGapMs.toFixed(0)} ms)`,
+      goal: `≤ ${FRAME_GOAL_MS} ms`,
+      ok: one.longestFrameMs <= FRAME_GOAL_MS,
+    },
+    {
+      name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the render worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
+      value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`,
+      goal: 'true',
+      ok: one.equal && two.equal,
+    },
+    {
+      name: `${label}: total time inside frames at ${twoSize} / at ${oneSize}`,
+      value: `${(two.renderMs / one.renderMs).toFixed(2)} (${two.renderMs.toFixed(0)} ms; renderer alone ${(two.renderOnlyMs / one.renderOnlyMs).toFixed(2)}; longest frame ${two.longestFrameMs.toFixed(1)} ms, last byte to final ${two.lastByteToFinalMs.toFixed(1)} ms)`,
+      goal: '≤ 2.2',
+      ok: two.renderMs / one.renderMs <= 2.2,
+    },
+  ];
 }
 
 /** What the markup rows call in the bench's page (bench/page.ts). */

@@ -636,11 +636,13 @@ function compareRows(runs: readonly CompareRun[], columns: ReadonlyArray<readonl
     return row === undefined ? 'not measured' : (row.value.split(/(?:^|; )(?=[a-z ]+: \d)/).find((part) => part.startsWith(`${load}: `)) ?? 'not measured').replace(`${load}: `, '').split(/ \(|; /)[0];
   };
   const longest = middle(runs.map((r) => r.longestFrameMs));
-  const aloneFrames = columns.map(([name]) => `${name.split(' (')[0]} ${figure(name, 'longest frame (append + render + scroll)')}`).join(', ');
+  // With the shapes' rows (the whole renderer section), each answer alone beside the panel's figures.
+  const aloneFrames = alone.length === 0 ? '' : `; answer panel, each answer alone: ${columns.map(([name]) => `${name.split(' (')[0]} ${figure(name, 'longest frame (append + render + scroll)')}`).join(', ')}`;
+  const aloneFinal = (name: string): string => (alone.length === 0 ? '' : `; answer panel alone ${figure(name, 'last byte to final DOM')}`);
   const rows: BenchRow[] = [
     {
       name: `${COMPARE_LABEL}: the panel's longest frame (4 appends + every column's render and scroll)`,
-      value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; 95th percentile ${middle(runs.map((r) => r.p95FrameMs)).toFixed(1)} ms; ${middle(runs.map((r) => r.framesOver))} of ${middle(runs.map((r) => r.frames))} frames over ${COMPARE_FRAME_GOAL_MS} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms; answer panel, each answer alone: ${aloneFrames})`,
+      value: `${longest.toFixed(1)} ms (longest of all runs ${Math.max(...runs.map((r) => r.longestFrameMs)).toFixed(1)} ms; 95th percentile ${middle(runs.map((r) => r.p95FrameMs)).toFixed(1)} ms; ${middle(runs.map((r) => r.framesOver))} of ${middle(runs.map((r) => r.frames))} frames over ${COMPARE_FRAME_GOAL_MS} ms; longest gap between frames ${middle(runs.map((r) => r.longestGapMs)).toFixed(0)} ms${aloneFrames})`,
       goal: `≤ ${COMPARE_FRAME_GOAL_MS} ms`,
       ok: longest <= COMPARE_FRAME_GOAL_MS,
     },
@@ -651,7 +653,7 @@ function compareRows(runs: readonly CompareRun[], columns: ReadonlyArray<readonl
     const waiting = Math.max(...runs.map((r) => r.waiting[i]));
     rows.push({
       name: `${COMPARE_LABEL}: column ${i + 1}, ${name}: last byte to final DOM`,
-      value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms; answer panel alone ${figure(name, 'last byte to final DOM')}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}${equal ? '' : `; first difference ${runs.find((r) => !r.equal[i])?.differences[i] ?? ''}`}`,
+      value: `${final.toFixed(1)} ms (worst ${Math.max(...runs.map((r) => r.lastByteToFinalMs[i])).toFixed(1)} ms${aloneFinal(name)}); final DOM equals one-shot: ${String(equal)}${waiting > 0 ? ` (${waiting} groups waiting for the view, not compared)` : ''}${equal ? '' : `; first difference ${runs.find((r) => !r.equal[i])?.differences[i] ?? ''}`}`,
       goal: '≤ 100 ms',
       ok: final <= 100 && equal && Number.isFinite(final),
     });
