@@ -63,8 +63,11 @@ export async function openPalette(page: Page, prefix: string): Promise<void> {
       problem = error instanceof Error ? error.message.split('\n')[0] : String(error);
     }
   }
+  // A modal dialog takes every key; say so, with its text, rather than only that the palette failed.
+  const dialog = page.locator('.monaco-dialog-box').filter({ visible: true }).first();
+  const modal = (await dialog.isVisible()) ? ` while a dialog was open: "${((await dialog.textContent({ timeout: 1000 }).catch(() => '')) ?? '').trim().slice(0, 200)}"` : '';
   const shot = await screenshot(page, 'palette-did-not-open').catch(() => 'no screenshot');
-  throw new Error(`the command palette did not take "${prefix}": ${problem} (${shot})`);
+  throw new Error(`the command palette did not take "${prefix}": ${problem}${modal} (${shot})`);
 }
 
 /** Rows whose label equals `label` (ellipsis and whitespace normalised), or whose label is "<Category>: label". */
