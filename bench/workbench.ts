@@ -262,18 +262,23 @@ function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** A stall: the longest rAF gap and long task that overlap [from, to], and how many gaps were over the goal. */
+/**
+ * A stall: the longest rAF gap and long task that overlap [from, to], how many gaps were over the
+ * goal, and how many of those ended after `last` (the last byte written: the answer's end).
+ */
 interface Stall {
   readonly gap: number;
   readonly task: number;
   readonly tasks: number;
   readonly gapsOver: number;
+  readonly gapsOverAfterLast: number;
 }
 
-function longestStall(record: ProbeRecord, from: number, to: number): Stall {
-  const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to).map(([, length]) => length);
+function longestStall(record: ProbeRecord, from: number, to: number, last: number): Stall {
+  const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to);
   const tasks = record.longTasks.filter(([start, length]) => start <= to && start + length >= from).map(([, length]) => length);
-  return { gap: Math.max(0, ...gaps), task: Math.max(0, ...tasks), tasks: tasks.length, gapsOver: gaps.filter((gap) => gap > STALL_GOAL_MS).length };
+  const over = gaps.filter(([, length]) => length > STALL_GOAL_MS);
+  return { gap: Math.max(0, ...gaps.map(([, length]) => length)), task: Math.max(0, ...tasks), tasks: tasks.length, gapsOver: over.length, gapsOverAfterLast: over.filter(([end]) => end > last).length };
 }
 
 function ms(value: number): string {
@@ -389,7 +394,7 @@ async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | unde
 function stallRow(thread: string, stall: Stall | undefined, silentMs: number, goal: boolean, what = 'it streams'): BenchRow {
   const value = stall === undefined
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
-    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
+    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them ending after the last byte; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
   return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
 }
@@ -449,8 +454,8 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
       value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
     },
-    stallRow('webview', longestStall(panel, first, doneAt), seen.silentMs, true),
-    stallRow('workbench', longestStall(top, first, doneAt), seen.silentMs, true),
+    stallRow('webview', longestStall(panel, first, doneAt, last), seen.silentMs, true),
+    stallRow('workbench', longestStall(top, first, doneAt, last), seen.silentMs, true),
   ];
 }
 
@@ -493,8 +498,8 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       goal,
       ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
     },
-    stallRow('webview', longestStall(panel, first, doneAt), seen.silentMs, true, 'the code block streams'),
-    stallRow('workbench', longestStall(top, first, doneAt), seen.silentMs, true, 'the code block streams'),
+    stallRow('webview', longestStall(panel, first, doneAt, last), seen.silentMs, true, 'the code block streams'),
+    stallRow('workbench', longestStall(top, first, doneAt, last), seen.silentMs, true, 'the code block streams'),
   ];
 }
 
@@ -518,7 +523,7 @@ async function bigIntoChannel(workbench: Workbench): Promise<BenchRow[]> {
   const footerAt = seen.record.footerAt ?? Number.NaN;
   return [
     { name, value: `${ms(footerAt - last)} (socket wrote it in ${ms(last - first)}, first byte → footer ${ms(footerAt - first)})` },
-    stallRow('workbench (output channel)', longestStall(seen.record, first, footerAt), seen.silentMs, false),
+    stallRow('workbench (output channel)', longestStall(seen.record, first, footerAt, last), seen.silentMs, false),
   ];
 }
 
