@@ -12,9 +12,17 @@ import { surfaceFrame } from '../support/workbench/views';
 import { settledText } from '../support/workbench/text';
 import { APPLICATIONS } from '../../service/apps';
 
-/** The answer panel's latest answer turn. */
-async function panelAnswer(page: Page): Promise<Locator> {
-  return (await surfaceFrame(page, 'panel')).locator('[data-role="assistant"]').last();
+/**
+ * Each application has an answer panel of its own, and the panel of an earlier query may be on
+ * screen until this query's panel opens over it: the panel is the one that shows `question`.
+ */
+function showing(question: string): string {
+  return `[data-role="user"]:has-text(${JSON.stringify(question)})`;
+}
+
+/** The latest answer turn of the answer panel that shows `question`. */
+async function panelAnswer(page: Page, question: string): Promise<Locator> {
+  return (await surfaceFrame(page, 'panel', 60_000, showing(question))).locator('[data-role="assistant"]').last();
 }
 
 /** `timed` as one long code block (512 KiB of TypeScript in 16 KiB pieces, 16 ms apart: about half a second). */
@@ -55,7 +63,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const { page, service } = wb();
     await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await queryRightClickSelection(page, 'src/sample.ts', [2, 5], 'Demo Assistant', 'Explain this function');
-    const answer = await panelAnswer(page);
+    const answer = await panelAnswer(page, 'Explain this function');
     await answer.waitFor({ state: 'attached', timeout: 60_000 });
     await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);
     const frame = await surfaceFrame(page, 'panel');
@@ -73,9 +81,21 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const { page } = wb();
     await setApiKey(wb(), CODE_APP, 'timed');
     await queryFromPalette(page, CODE_APP, 'Show me the whole file');
-    const frame = await surfaceFrame(page, 'panel');
-    const answer = frame.locator('[data-role="assistant"]').last();
-    await waitFor('the code to end and be all rendered', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 90_000, 100);
+    // The panel that shows this question (see `showing`; on a busy machine a locator held on the
+    // earlier query's panel waited 90 s for nothing), found again on each look.
+    const asked = showing('Show me the whole file');
+    const { frame, answer } = await waitFor(
+      'the code to end and be all rendered',
+      async () => {
+        const found = await surfaceFrame(page, 'panel', 10_000, asked).catch(() => undefined);
+        const last = found?.locator('[data-role="assistant"]').last();
+        if (found === undefined || last === undefined) return undefined;
+        const read = (name: string): Promise<string | null> => last.getAttribute(name, { timeout: 2000 }).catch(() => null);
+        return ((await read('data-status')) === 'done' && (await read('aria-busy')) === 'false') ? { frame: found, answer: last } : undefined;
+      },
+      90_000,
+      100,
+    );
     // The webview's CSP let its render worker start, and it stayed up.
     assert.equal(await frame.locator('body').getAttribute('data-rendering'), 'worker');
     const functions = Number(/Functions: (\d+)\./.exec((await answer.locator('.aq-answer p').last().textContent()) ?? '')?.[1]);
@@ -95,7 +115,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const { page, service } = wb();
     await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await queryFromPalette(page, 'Demo Assistant', 'First question');
-    const first = await panelAnswer(page);
+    const first = await panelAnswer(page, 'First question');
     await waitFor('the first answer to finish', async () => (await first.getAttribute('data-status')) === 'done' || undefined, 90_000);
     // The palette's command shows the picker while the focus may still be on its way back to the
     // panel's webview (it was there before the palette opened): the picker must not close on it.
@@ -144,7 +164,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const before = service.requests.length;
     await queryFromPalette(page, 'Stall', question);
     await beforeStop?.();
-    const answer = await panelAnswer(page);
+    const answer = await panelAnswer(page, question);
     const answerText = async (): Promise<string> => ((await answer.locator('.aq-answer').textContent({ timeout: 1000 }).catch(() => '')) ?? '').trim();
     // The stalling application sends a few pieces, then nothing: wait until the text stops changing.
     const partial = await settledText(answer.locator('.aq-answer'), 'part of the answer, then silence');
