@@ -264,7 +264,8 @@ function median(values: readonly number[]): number {
 
 /**
  * A stall: the longest rAF gap and long task that overlap [from, to], how many gaps were over the
- * goal, and how many of those ended after `last` (the last byte written: the answer's end).
+ * goal, and how many of those ended after `last` (when the answer's last text reached the view:
+ * the extension host passes a fast answer on for a second after the socket's last byte).
  */
 interface Stall {
   readonly gap: number;
@@ -394,7 +395,7 @@ async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | unde
 function stallRow(thread: string, stall: Stall | undefined, silentMs: number, goal: boolean, what = 'it streams'): BenchRow {
   const value = stall === undefined
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
-    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them ending after the last byte; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
+    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
   return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
 }
@@ -446,7 +447,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   return [
     {
       name,
-      value: `${ms(lastToFinal)} (painted +${ms((panel.donePaintedAt ?? doneAt) - doneAt)}; socket wrote it in ${ms(last - first)}, its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)} after the last byte, the end +${ms((panel.endAt ?? Number.NaN) - last)}; first byte → final DOM ${ms(doneAt - first)}; ${sections})`,
+      value: `${ms(lastToFinal)} (painted +${ms((panel.donePaintedAt ?? doneAt) - doneAt)}; socket wrote it in ${ms(last - first)}, its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)} after the last byte, the end +${ms((panel.endAt ?? Number.NaN) - last)}; first byte → final DOM ${ms(doneAt - first)}; ${(panel.textChars / MiB).toFixed(1)} Mi characters of it passed to the webview, the rest held by the extension host; ${sections})`,
       goal,
       ok: lastToFinal <= FINAL_DOM_GOAL_MS && complete,
     },
@@ -454,8 +455,8 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
       value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
     },
-    stallRow('webview', longestStall(panel, first, doneAt, last), seen.silentMs, true),
-    stallRow('workbench', longestStall(top, first, doneAt, last), seen.silentMs, true),
+    stallRow('webview', longestStall(panel, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true),
+    stallRow('workbench', longestStall(top, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true),
   ];
 }
 
@@ -498,8 +499,8 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       goal,
       ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
     },
-    stallRow('webview', longestStall(panel, first, doneAt, last), seen.silentMs, true, 'the code block streams'),
-    stallRow('workbench', longestStall(top, first, doneAt, last), seen.silentMs, true, 'the code block streams'),
+    stallRow('webview', longestStall(panel, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true, 'the code block streams'),
+    stallRow('workbench', longestStall(top, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true, 'the code block streams'),
   ];
 }
 

@@ -24,7 +24,7 @@ import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
 import { CompareView } from './compare';
-import { startWorker, warmUp } from './render';
+import { answerActive, startWorker, warmUp } from './render';
 import type { SurfaceView } from './surface';
 
 const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'held', 'heldText', 'status', 'turnEnd', 'applications', 'attachments']);
@@ -39,17 +39,21 @@ function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
       view.setState(message.state);
       break;
     case 'turnStart':
+      answerActive();
       view.startTurn(message.turn);
       break;
     case 'append':
       // Said at once, before rendering: the host keeps only so much text on its way here.
       host.post({ type: 'received', length: message.text.length });
+      answerActive();
       view.append(message.turnId, message.text);
       break;
     case 'held':
+      answerActive();
       view.hold(message.turnId, message.groups);
       break;
     case 'heldText':
+      answerActive();
       view.provideHeld(message.turnId, message.id, message.text);
       break;
     case 'status':

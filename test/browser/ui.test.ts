@@ -443,6 +443,45 @@ describe('webview UI in Chromium', function () {
       await waitForMessage(page, 'exportMarkdown');
     });
 
+    it('a new panel whose answer starts at once: the warm-up waits until the answer has been quiet, then runs', async () => {
+      // The answer starts as the page loads (a script right after the bundle), in bursts 120 ms
+      // apart: between them the page is idle, as between the host's messages of a fast answer.
+      // The warm-up's one visible step lays a sample answer out, hidden, in the body.
+      const inline = `
+        window.__warmedAt = [];
+        new MutationObserver((records) => {
+          for (const record of records) for (const node of record.addedNodes) {
+            if (node instanceof HTMLElement && node.classList.contains('aq-answer') && node.getAttribute('aria-hidden') === 'true') window.__warmedAt.push(performance.now());
+          }
+        }).observe(document.body, { childList: true });
+        window.postMessage(${JSON.stringify({ type: 'state', state: state('panel', [turn('q1', 'user', 'Explain'), turn('a1', 'assistant', '')]) })}, '*');
+        let burst = 0;
+        const send = () => {
+          window.postMessage({ type: 'append', turnId: 'a1', text: 'Burst ' + burst + ': some \`code\`, **bold** words and a [link](https://example.com).\\n\\n' }, '*');
+          window.__lastTextAt = performance.now();
+          if (++burst === 16) {
+            clearInterval(timer);
+            window.postMessage({ type: 'turnEnd', turnId: 'a1', status: 'done' }, '*');
+          }
+        };
+        // The first text comes before the page has been idle at all.
+        const timer = setInterval(send, 120);
+        send();`;
+      const pathname = `/panel-${++pages}`;
+      server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', scripts: ['/webview.js'], styles: ['/codicon.css', '/webview.css'], inline }));
+      page = await browser.newPage({ viewport: { width: 420, height: 640 } });
+      await page.addInitScript(violations);
+      await page.goto(`${server.origin}${pathname}`);
+      // Polled on a timer: polling in animation frames would keep the page from ever being idle.
+      await page.waitForFunction(() => (window as unknown as { __warmedAt: number[] }).__warmedAt.length > 0, undefined, { timeout: 30_000, polling: 250 });
+      const { warmedAt, lastTextAt, text } = await page.evaluate(() => {
+        const seen = window as unknown as { __warmedAt: number[]; __lastTextAt: number };
+        return { warmedAt: seen.__warmedAt, lastTextAt: seen.__lastTextAt, text: document.querySelector('[data-role="assistant"] .aq-answer')?.textContent ?? '' };
+      });
+      assert.ok(warmedAt[0] > lastTextAt, `the warm-up laid its sample out ${(lastTextAt - warmedAt[0]).toFixed(0)} ms before the answer's last text: it ran while the answer streamed`);
+      assert.match(text, /Burst 15: some code, bold words and a link\./, 'the whole answer is there');
+    });
+
     it('a 403 in the panel shows the status and Set API Key…', async () => {
       page = await open('panel');
       await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'q'), turn('a1', 'assistant', '')]) });

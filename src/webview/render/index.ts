@@ -2,6 +2,6 @@
 export { IncrementalRenderer, type RendererOptions } from './incremental';
 export { renderMarkdownOnce, sanitizeHtml } from './markdown';
 export { attachContentHandlers, codeOf, type ContentMessage } from './handlers';
-export { warmUp } from './warmUp';
+export { answerActive, warmUp } from './warmUp';
 export { FrameLoop, type FrameClient } from './pacer';
 export { renderWorkerMs, startWorker } from './worker';

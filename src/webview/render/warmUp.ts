@@ -8,7 +8,8 @@ const SAMPLE = '# Title\n\nSome **bold**, `code` and a [link](https://example.co
 /**
  * Gets the renderer ready while the page is idle: the first answer would otherwise pay, in its
  * first frames, for compiling highlight.js grammars (one per language) and for the first runs of
- * markdown-it and the sanitizer. One piece per idle period, so the page never waits for it.
+ * markdown-it and the sanitizer. One piece per long idle period while no answer streams (see
+ * STEP_IDLE_MS and QUIET_MS), so the page never waits for it.
  */
 export function warmUp(schedule: (work: () => void) => void = idle): void {
   const steps: Array<() => void> = [() => void renderMarkdownOnce(SAMPLE), layOut, ...LONG_BLOCKS.map((block) => () => stream(block()))];
@@ -70,10 +71,40 @@ function stream(text: string, container: HTMLElement = document.createElement('d
   renderer.finish();
 }
 
+/**
+ * The idle time a step waits for. A step takes up to about this long in a cold page (compiling a
+ * large grammar), and cannot be cut short. The browser gives idle periods this long only when no
+ * frame is due (up to 50 ms); while the page draws frames they last what is left of a frame.
+ */
+const STEP_IDLE_MS = 40;
+/**
+ * How long after an answer's last text the warm-up waits. A webview opens for an answer that
+ * starts at once (a new answer panel): steps run while it streamed, in the idle periods between its
+ * bursts and by the timeout once used here, held up its frames (in the workbench, 40-106 ms of
+ * grammars and sample answers in one idle callback while a 10 MiB answer streamed). The answer's
+ * own frames compile what it uses; the rest waits for calm.
+ */
+const QUIET_MS = 1000;
+
+/** When the page last took an answer's text. */
+let answerAt = Number.NEGATIVE_INFINITY;
+
+/** The page took an answer's text: no step of the warm-up runs until answers have been quiet for QUIET_MS. */
+export function answerActive(): void {
+  answerAt = performance.now();
+}
+
 function idle(work: () => void): void {
-  if (typeof requestIdleCallback === 'function') {
-    requestIdleCallback(() => work(), { timeout: 2000 });
-  } else {
+  if (typeof requestIdleCallback !== 'function') {
     setTimeout(work, 50);
+    return;
   }
+  const attempt = (deadline: IdleDeadline): void => {
+    if (deadline.timeRemaining() >= STEP_IDLE_MS && performance.now() - answerAt >= QUIET_MS) {
+      work();
+    } else {
+      requestIdleCallback(attempt);
+    }
+  };
+  requestIdleCallback(attempt);
 }
