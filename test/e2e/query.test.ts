@@ -66,7 +66,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     const answer = await panelAnswer(page, 'Explain this function');
     await answer.waitFor({ state: 'attached', timeout: 60_000 });
     await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);
-    const frame = await surfaceFrame(page, 'panel');
+    const frame = await surfaceFrame(page, 'panel', 60_000, showing('Explain this function'));
     assert.ok((await answer.locator('.aq-answer h1, .aq-answer h2, .aq-answer h3').count()) > 0, 'the markdown heading is rendered');
     assert.ok((await answer.locator('.aq-code, pre code').count()) > 0, 'the code block is rendered');
     assert.match((await frame.locator('[data-role="http-status"]').first().textContent()) ?? '', /200/);
