@@ -80,7 +80,7 @@ const STEP_IDLE_MS = 40;
 /**
  * How long after an answer's last text the warm-up waits. A webview opens for an answer that
  * starts at once (a new answer panel): steps run while it streamed, in the idle periods between its
- * bursts and by the timeout once used here, held up its frames (in the workbench, 40-106 ms of
+ * bursts and by the timeout once used here, held up its frames (in the workbench, up to 66 ms of
  * grammars and sample answers in one idle callback while a 10 MiB answer streamed). The answer's
  * own frames compile what it uses; the rest waits for calm.
  */
