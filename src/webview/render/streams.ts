@@ -147,16 +147,6 @@ export class TailText {
     this.from = from;
   }
 
-  /** Tail offset where the kept text starts. */
-  get start(): number {
-    return this.from;
-  }
-
-  /** The kept text (from `start`). */
-  get text(): string {
-    return this.kept;
-  }
-
   /**
    * The tail as a stream's `advance` got it, and `fresh` (see {@link BlockStream.advance}); text
    * before `needFrom` is not read any more. Adds `fresh` when it is what came since the last
@@ -310,9 +300,9 @@ export class ParagraphStream implements BlockStream, TextSink {
       return this.close(tail, this.closingAt, drain, deadline);
     }
     // Only the new text is searched for line breaks.
-    const { text: kept, start: keptFrom } = this.tailText;
-    for (let i = kept.indexOf('\n', this.scanned - keptFrom); i >= 0; i = kept.indexOf('\n', i + 1)) {
-      this.completeTo = keptFrom + i + 1;
+    const text = this.tailText;
+    for (let at = text.indexOf('\n', this.scanned); at >= 0; at = text.indexOf('\n', at + 1)) {
+      this.completeTo = at + 1;
       this.firstLineEnd = this.firstLineEnd < 0 ? this.completeTo : this.firstLineEnd;
     }
     this.scanned = tail.length;
