@@ -384,6 +384,43 @@ describe('renderer in Chromium', function () {
       assert.ok(log.shares.c[0] >= 2, 'a client never gets less than 2 ms');
     });
 
+    it('once a shared frame’s budget is spent, the renderers still due wait for the next frame and go first there; one whose answer has ended renders anyway', async () => {
+      const frames = await page.evaluate(() => {
+        const pending: Array<() => void> = [];
+        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
+        const events: string[] = [];
+        const busy = (ms: number): void => {
+          const end = performance.now() + ms;
+          while (performance.now() < end) {
+            // A renderer's least step, longer than any frame's budget (at most 20 ms).
+          }
+        };
+        // Three streaming answers, each with more to do after every render, and one that has ended.
+        const streaming = (name: string) => {
+          const self = {
+            render: () => {
+              events.push(`render ${name}`);
+              busy(25);
+              loop.request(self);
+            },
+            rendered: () => undefined,
+            ending: () => false,
+          };
+          return self;
+        };
+        const ended = { render: () => void events.push('render ended'), rendered: () => undefined, ending: () => true };
+        for (const each of [streaming('a'), streaming('b'), streaming('c'), ended]) loop.request(each);
+        // Five frames (the streaming answers always have more to do).
+        return Array.from({ length: 5 }, () => {
+          events.length = 0;
+          for (const callback of pending.splice(0)) callback();
+          return [...events];
+        });
+      });
+      // One streaming answer a frame, the one that waited longest first; the ended one in the first frame though the budget was spent.
+      assert.deepEqual(frames, [['render a', 'render ended'], ['render b'], ['render c'], ['render a'], ['render b']]);
+    });
+
     it('a renderer alone in its frame follows its text in that frame, and asks for no frame after', async () => {
       const frames = await page.evaluate(() => {
         const pending: Array<() => void> = [];

@@ -115,8 +115,15 @@ const ENDING_SHARE_MS = LEAST_BUDGET_MS;
  * The page's one frame loop. Every renderer of a page (four answers of a Compare panel, or the
  * answers of a transcript) renders in the same animation-frame callback, within one budget that
  * the page's {@link FramePacer} fits to how busy the page is, each taking its share of what is
- * left (an answer that has ended, at least ENDING_SHARE_MS). The first turn goes round the
- * clients, so none always waits for the others.
+ * left (an answer that has ended, at least ENDING_SHARE_MS).
+ *
+ * A renderer's least step (a window of text, a group coming into view, a block it freezes) can
+ * take several times a small share: four streaming answers in a busy page, each given 2 ms of an
+ * 8 ms budget, made frames of 45 to 80 ms of script (`npm run bench renderer-compare`). So once
+ * the budget is spent, the renderers still due wait for the next frame, where they go first: the
+ * clients go in the order they were last served (the longest waiting first, ties taking turns),
+ * so each renders at least every few frames. The first client of a frame always renders, and an
+ * answer that has ended always does, so that its last text is final at once.
  *
  * When several renderers shared a frame, what follows a render (a view scrolling to its newest
  * text, which reads the layout) waits for the start of the next frame: the browser has laid the
@@ -132,6 +139,9 @@ export class FrameLoop {
   private readonly pacer = new FramePacer();
   private scheduled = false;
   private turn = 0;
+  /** The frame (a count of runs) in which each client last rendered. */
+  private readonly served = new WeakMap<FrameClient, number>();
+  private frame = 0;
 
   constructor(private readonly schedule: (callback: () => void) => void = (callback) => void requestAnimationFrame(() => callback())) {}
 
@@ -162,10 +172,23 @@ export class FrameLoop {
     }
     const start = performance.now();
     const deadline = start + this.pacer.budget(start);
+    const frame = ++this.frame;
     const first = this.turn++ % due.length;
-    const order = [...due.slice(first), ...due.slice(0, first)];
+    const lastServed = (client: FrameClient): number => this.served.get(client) ?? 0;
+    // The longest waiting first; among those served in the same frame, the first turn goes round.
+    const order = [...due.slice(first), ...due.slice(0, first)].sort((a, b) => lastServed(a) - lastServed(b));
+    const rendered: FrameClient[] = [];
     order.forEach((client, i) => {
-      const share = Math.max(client.ending?.() === true ? ENDING_SHARE_MS : LEAST_SHARE_MS, (deadline - performance.now()) / (order.length - i));
+      const ending = client.ending?.() === true;
+      const left = deadline - performance.now();
+      if (i > 0 && !ending && left < LEAST_SHARE_MS) {
+        // The budget is spent: it goes first in the next frame.
+        this.clients.add(client);
+        return;
+      }
+      this.served.set(client, frame);
+      rendered.push(client);
+      const share = Math.max(ending ? ENDING_SHARE_MS : LEAST_SHARE_MS, left / (order.length - i));
       guarded(() => client.render(share));
     });
     this.pacer.ended(start, performance.now(), this.clients.size > 0);
@@ -174,7 +197,7 @@ export class FrameLoop {
       guarded(() => order[0].rendered());
       return;
     }
-    for (const client of order) {
+    for (const client of rendered) {
       this.following.add(client);
     }
     // The last renders are followed in a frame of their own if none comes for more text.
