@@ -192,12 +192,22 @@ export interface TextCut {
 /** How far past a chunk's least length its end is looked for at a sentence's start (see TextCutter). */
 const SENTENCE_LOOK = 1024;
 
-function isWordStart(text: string, at: number): boolean {
+/**
+ * The text a {@link TextCutter} reads: a string, or a view of one that keeps its end only (a
+ * streamed paragraph's, see streams.ts's TailText: the whole text is a string built by appending,
+ * which V8 copies whole at its first read).
+ */
+export interface CutText {
+  charCodeAt(index: number): number;
+  slice(start: number, end: number): string;
+}
+
+function isWordStart(text: CutText, at: number): boolean {
   return isSpace(text.charCodeAt(at - 1)) && !isSpace(text.charCodeAt(at));
 }
 
 /** Whether the word at `at` follows the end of a sentence (`.`, `!` or `?`, then spaces). */
-function startsSentence(text: string, at: number): boolean {
+function startsSentence(text: CutText, at: number): boolean {
   let before = at - 1;
   while (before > 0 && isSpace(text.charCodeAt(before))) {
     before--;
@@ -233,7 +243,7 @@ export class TextCutter {
    * The next chunk's end in `text`, knowing `text[i]` for every `i < known`: undefined while that
    * is not decided (or there is none).
    */
-  next(text: string, known: number, references: References): TextCut | undefined {
+  next(text: CutText, known: number, references: References): TextCut | undefined {
     for (;;) {
       const at = this.end(text, known);
       if (at === undefined) {
@@ -254,7 +264,7 @@ export class TextCutter {
   }
 
   /** Where the current chunk would end (see the class), once the text before `known` decides it. */
-  private end(text: string, known: number): number | undefined {
+  private end(text: CutText, known: number): number | undefined {
     const from = this.start + this.span;
     const look = from + SENTENCE_LOOK;
     let first = -1;

@@ -167,6 +167,11 @@ export class TailText {
     this.end = tail.length;
   }
 
+  /** The code unit at tail offset `at`: from the kept text when it holds it. */
+  charCodeAt(at: number): number {
+    return at >= this.from && at < this.end ? this.kept.charCodeAt(at - this.from) : this.tail.charCodeAt(at);
+  }
+
   /** The tail's text from `from` to `to` (tail offsets): from the kept text when it holds it. */
   slice(from: number, to: number): string {
     if (from >= this.from && to <= this.end) {
@@ -324,7 +329,7 @@ export class ParagraphStream implements BlockStream, TextSink {
       this.showLive(tail);
       return 'open';
     }
-    this.freeze(tail, known);
+    this.freeze(known);
     this.renderLive(tail.length, false);
     return 'open';
   }
@@ -500,8 +505,10 @@ export class ParagraphStream implements BlockStream, TextSink {
   }
 
   /** Freezes every chunk decided by the text before `known` (text that continues the paragraph). */
-  private freeze(tail: string, known: number): void {
-    for (let from = this.frozenEnd, cut = this.cutter.next(tail, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(tail, known, this.host.references())) {
+  private freeze(known: number): void {
+    // The cutter reads the kept text: reading the tail would copy the whole paragraph every frame.
+    const text = this.tailText;
+    for (let from = this.frozenEnd, cut = this.cutter.next(text, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(text, known, this.host.references())) {
       this.register(cut.html, this.sourceOf(from, cut.end - from));
       if (this.plain !== undefined) {
         this.plain.remove();
@@ -564,7 +571,7 @@ export class ParagraphStream implements BlockStream, TextSink {
       this.remote = undefined;
       return end;
     }
-    this.freeze(tail, known);
+    this.freeze(known);
     this.renderLive(end, true);
     return end;
   }
