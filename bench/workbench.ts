@@ -401,6 +401,15 @@ function stallRow(thread: string, stall: Stall | undefined, silentMs: number, go
 }
 
 /**
+ * The webview's and the workbench's stall rows of an answer into the panel, from its first byte
+ * to its final DOM; gaps are counted as after the end from when its last text reached the view.
+ */
+function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string): BenchRow[] {
+  const lastText = panel.lastTextAt ?? last;
+  return [stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what), stallRow('workbench', longestStall(top, first, doneAt, lastText), silentMs, true, what)];
+}
+
+/**
  * The 10 MiB answer into the answer panel: last byte to final DOM, and both main threads' longest
  * stall. Waits at most `BIG_CAP_MS` after the last byte; runs last, as a webview that has not
  * finished by then may keep the browser busy until it closes.
@@ -455,8 +464,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
       value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
     },
-    stallRow('webview', longestStall(panel, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true),
-    stallRow('workbench', longestStall(top, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true),
+    ...panelStallRows(panel, top, first, doneAt, last, seen.silentMs),
   ];
 }
 
@@ -499,8 +507,7 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       goal,
       ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
     },
-    stallRow('webview', longestStall(panel, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true, 'the code block streams'),
-    stallRow('workbench', longestStall(top, first, doneAt, panel.lastTextAt ?? last), seen.silentMs, true, 'the code block streams'),
+    ...panelStallRows(panel, top, first, doneAt, last, seen.silentMs, 'the code block streams'),
   ];
 }
 

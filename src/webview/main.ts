@@ -33,27 +33,27 @@ function isHostMessage(data: unknown): data is HostToWebview {
   return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && HOST_MESSAGE_TYPES.has(data.type);
 }
 
+/** The messages that carry an answer's text (the warm-up keeps off the page's time while they come). */
+const ANSWER_MESSAGE_TYPES = new Set<string>(['turnStart', 'append', 'held', 'heldText']);
+
 function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
+  if (ANSWER_MESSAGE_TYPES.has(message.type)) answerActive();
   switch (message.type) {
     case 'state':
       view.setState(message.state);
       break;
     case 'turnStart':
-      answerActive();
       view.startTurn(message.turn);
       break;
     case 'append':
       // Said at once, before rendering: the host keeps only so much text on its way here.
       host.post({ type: 'received', length: message.text.length });
-      answerActive();
       view.append(message.turnId, message.text);
       break;
     case 'held':
-      answerActive();
       view.hold(message.turnId, message.groups);
       break;
     case 'heldText':
-      answerActive();
       view.provideHeld(message.turnId, message.id, message.text);
       break;
     case 'status':
