@@ -883,6 +883,40 @@ describe('renderer streams long blocks in Chromium', function () {
     });
   }
 
+  it('a bulleted list that ends far behind the renderer is final in the next frame: its far groups of items all wait at once, and it equals a one-shot render once flushed', async () => {
+    const text = longShapes(384 * 1024, 9).list;
+    const result = await page.evaluate((text) => {
+      const out = document.createElement('div');
+      // 1 ms per thousand characters parsed (parsing blocks only, which is what making items wait costs, does not count), 80 ms between frames: the renderer's budget is 8 ms.
+      const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
+      try {
+        // The list streams for a while, the renderer keeping up with it, and the rest (320 KiB) comes at once with the end.
+        const first = 64 * 1024;
+        for (let at = 0; at < first; at += 4096) {
+          renderer.append(text.slice(at, Math.min(first, at + 4096)));
+          frame();
+        }
+        for (let frames = 0; pending() && frames < 100; frames++) frame();
+        const waitingBefore = out.querySelectorAll('.aq-group[style]').length;
+        renderer.append(text.slice(first));
+        renderer.finish();
+        const parsed: number[] = [];
+        while (!renderer.done && parsed.length < 100) parsed.push(frame());
+        const waiting = out.querySelectorAll('.aq-group[style]').length;
+        renderer.flush();
+        return { waitingBefore, waiting, parsed, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+      } finally {
+        restore();
+      }
+    }, text);
+    const summary = JSON.stringify(result);
+    // It kept up before its end, so no group waited then; at its end, groups of the 320 KiB it was behind wait.
+    assert.ok(result.waitingBefore === 0 && result.waiting > 20, summary);
+    // Final in the frame after its end (17 frames when a window of items a frame waited), and that frame rendered no more than a whole frame's budget (20,000 characters) and a window.
+    assert.ok(result.parsed.length <= 1 && Math.max(0, ...result.parsed) <= 20_000 + 4096, summary);
+    assert.ok(result.equal, summary);
+  });
+
   it('an answer that ends a few KiB past what its frame budget renders is final in that frame; one that ends far past it takes more frames, none past a whole frame’s budget', async () => {
     // Paragraphs of about 600 or 2,400 characters: too few blocks for a group to wait (see lazy.ts).
     const paragraphs = (count: number, words: number): string =>

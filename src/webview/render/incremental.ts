@@ -398,13 +398,17 @@ export class IncrementalRenderer {
         }
       }
       if (this.tail.length > 0 && (complete || all || this.tail.length >= this.regrowAt)) {
+        // An answer that has ended far behind makes its groups wait for up to a whole frame's
+        // budget (`finishBy`): that costs a parse of their blocks only, and its end is final in
+        // this frame instead of after one window a frame.
+        const waitBy = this.finished ? finishBy : deadline;
+        if (!all && performance.now() < waitBy && this.backlog.far(this.tail.length, complete) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(waitBy)) {
+          changed = true;
+          continue;
+        }
         if (performance.now() >= deadline && !this.finishesNow(finishBy)) {
           more = true;
           break;
-        }
-        if (!all && this.backlog.far(this.tail.length, complete) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(deadline)) {
-          changed = true;
-          continue;
         }
         const whole = Math.min(this.tail.length, this.window);
         const end = all ? this.tail.length : Math.min(whole, this.windowBefore(deadline));

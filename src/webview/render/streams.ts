@@ -742,9 +742,11 @@ export class ContainerStream implements BlockStream {
     if (!drain) {
       this.backlog.frame(behind);
     }
-    const deadline = Math.min(performance.now() + FULL_BUDGET_MS, frameDeadline + (this.backlog.losing(behind) ? CONTAINER_CATCH_UP_MS : 0));
-    if (!drain && this.open === 'bullet_list_open' && this.anchor >= this.waitRetryAt && this.backlog.far(behind, complete)) {
-      this.makeItemsWait(tail, deadline);
+    // A whole frame's budget from now: the most a container works in a frame, and what one takes to finish once no more text comes.
+    const finishBy = performance.now() + FULL_BUDGET_MS;
+    const deadline = Math.min(finishBy, frameDeadline + (this.backlog.losing(behind) ? CONTAINER_CATCH_UP_MS : 0));
+    if (!drain && this.open === 'bullet_list_open') {
+      this.letItemsWait(tail, complete, deadline, finishBy);
     }
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
@@ -762,7 +764,8 @@ export class ContainerStream implements BlockStream {
       }
       this.whole = this.anchor === before;
       this.span = this.whole ? 2 * span : CONTAINER_WINDOW;
-      if (!drain && (performance.now() >= deadline || !this.pace.roomFor(deadline - performance.now()))) {
+      const spent = performance.now() >= deadline || !this.pace.roomFor(deadline - performance.now());
+      if (!drain && spent && !(complete && this.finishesBy(tail, finishBy))) {
         return 'open';
       }
     }
@@ -825,17 +828,53 @@ export class ContainerStream implements BlockStream {
   }
 
   /**
+   * Whether a container that gets no more text renders the rest past its budget: the rest is
+   * done by `finishBy` (a whole frame's budget from the frame's start) at the pace its windows
+   * have shown, and its end is final in this frame instead of the next (as an answer's last
+   * blocks are, see finishesNow in incremental.ts).
+   */
+  private finishesBy(tail: string, finishBy: number): boolean {
+    const left = finishBy - performance.now();
+    return left > 0 && tail.length - this.anchor <= this.pace.fits(left);
+  }
+
+  /**
+   * Makes groups of a bulleted list's items wait while the list is far behind the stream (see
+   * `makeItemsWait`): one window a frame while the list streams; once no more text comes to it
+   * (the answer ended, or held groups follow), window after window until `until` (a whole
+   * frame's budget from the frame's start), so that a list that ended far behind is final in
+   * this frame. Making items wait costs a parse of their blocks only: a window of 64 KiB took
+   * 1.4 to 6.4 ms in a Compare panel with one core busy, where rendering the same text takes
+   * ten times as long; a list that ended 200 KiB behind, one window a frame, took three frames
+   * (more than 100 ms) to be final.
+   */
+  private letItemsWait(tail: string, complete: boolean, deadline: number, until: number): void {
+    for (;;) {
+      if (this.anchor < this.waitRetryAt || !this.backlog.far(tail.length - this.anchor, complete)) {
+        return;
+      }
+      const before = this.anchor;
+      this.makeItemsWait(tail, deadline, complete);
+      if (!complete || this.anchor === before || performance.now() >= until) {
+        return;
+      }
+    }
+  }
+
+  /**
    * A bulleted list far behind the stream (see lazy.ts): whole groups of its finished items wait
    * as text until they come near the view. Parses a window of the items' blocks only (no inline
    * text); the items before the next group starts are rendered as usual, then every whole group
    * of finished items (an item is finished once the next one starts) waits. Numbered lists are
-   * never made to wait: their numbers count the items before. The window fits the time left
-   * before `deadline`: parsing blocks only takes about a quarter of the time that parsing and
-   * rendering them does, at the pace the container's windows have shown.
+   * never made to wait: their numbers count the items before. While the list streams, the window
+   * fits the time left before `deadline`: parsing blocks only takes about a quarter of the time
+   * that parsing and rendering them does, at the pace the container's windows have shown. Once
+   * no more text comes (`complete`), it is the whole window (see `letItemsWait`).
    */
-  private makeItemsWait(tail: string, deadline: number): void {
+  private makeItemsWait(tail: string, deadline: number, complete: boolean): void {
     const behind = tail.length - this.anchor;
-    const span = Math.min(LAZY_WINDOW, 4 * this.pace.fits(deadline - performance.now()), behind - LAZY_KEEP);
+    const fits = complete ? LAZY_WINDOW : 4 * this.pace.fits(deadline - performance.now());
+    const span = Math.min(LAZY_WINDOW, fits, behind - LAZY_KEEP);
     const windowEnd = this.tailText.lastIndexOf('\n', this.anchor + span - 1) + 1;
     const text = this.tailText.slice(this.anchor, Math.max(this.anchor, windowEnd));
     const tokens = parseBlocks(text);
