@@ -305,7 +305,7 @@ export class FenceStream implements BlockStream {
     return tail.includes('\n');
   }
 
-  advance(tail: string, drain: boolean, complete: boolean, _deadline?: number, fresh?: string): StreamResult {
+  advance(tail: string, drain: boolean, complete: boolean, deadline = Number.POSITIVE_INFINITY, fresh?: string): StreamResult {
     const text = this.tailText;
     text.see(tail, fresh, this.lineStart);
     let added = '';
@@ -314,7 +314,7 @@ export class FenceStream implements BlockStream {
       if (this.lineDone === 0 && this.closer.test(line)) {
         this.addCode(added);
         // Until the highlighting is done, the stream stays at the closing line and comes back here.
-        return this.finish(drain) ? end + 1 : 'open';
+        return this.finish(drain, deadline) ? end + 1 : 'open';
       }
       added += this.stripIndent(line).slice(this.lineDone) + '\n';
       this.lineStart = end + 1;
@@ -335,10 +335,10 @@ export class FenceStream implements BlockStream {
     }
     this.addCode(added);
     if (complete) {
-      return this.finish(drain) ? tail.length : 'open';
+      return this.finish(drain, deadline) ? tail.length : 'open';
     }
     this.plain.settle(Number.POSITIVE_INFINITY);
-    this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
+    this.highlighted?.settle(this.highlightBy(drain, deadline));
     return 'open';
   }
 
@@ -378,13 +378,24 @@ export class FenceStream implements BlockStream {
     return column > this.indent ? ' '.repeat(column - this.indent) + line.slice(i) : line.slice(i);
   }
 
+  /**
+   * Until when highlighting (or placing the worker's highlighted pieces) goes on in this frame:
+   * HIGHLIGHT_BUDGET_MS, but not past the frame's `deadline` (the block's share of a frame that
+   * several answers share, see FrameLoop in pacer.ts: taking 8 ms whatever the share, a Compare
+   * panel's code column took 9 to 14 ms of frames whose share for it was 2 to 5 ms). The worker's
+   * pieces are placed one a frame at least all the same. `drain`: all of it now.
+   */
+  private highlightBy(drain: boolean, deadline: number): number {
+    return drain ? Number.POSITIVE_INFINITY : Math.min(deadline, performance.now() + HIGHLIGHT_BUDGET_MS);
+  }
+
   /** The code has ended: cuts the last pieces; true once the highlighting is done too (`drain`: now). */
-  private finish(drain: boolean): boolean {
+  private finish(drain: boolean, deadline: number): boolean {
     this.live.data = '';
     this.highlighted?.close();
     this.plain.close();
     this.plain.settle(Number.POSITIVE_INFINITY);
-    this.highlighted?.settle(drain ? Number.POSITIVE_INFINITY : performance.now() + HIGHLIGHT_BUDGET_MS);
+    this.highlighted?.settle(this.highlightBy(drain, deadline));
     if (this.highlighted?.placed === false) {
       return false;
     }
