@@ -402,7 +402,7 @@ export class IncrementalRenderer {
         // budget (`finishBy`): that costs a parse of their blocks only, and its end is final in
         // this frame instead of after one window a frame.
         const waitBy = this.finished ? finishBy : deadline;
-        if (!all && performance.now() < waitBy && this.backlog.far(this.tail.length, complete) && this.blocks.count >= this.lazyRetryAt && this.makeGroupsWait(waitBy)) {
+        if (!all && this.backlog.far(this.tail.length, complete) && this.blocks.count >= this.lazyRetryAt && performance.now() < waitBy && this.makeGroupsWait(waitBy)) {
           changed = true;
           continue;
         }
@@ -656,8 +656,7 @@ export class IncrementalRenderer {
     if (!this.finished || this.queue.length > 0) {
       return false;
     }
-    const left = finishBy - performance.now();
-    return this.tail.length <= MIN_WINDOW || (left > 0 && this.tail.length <= this.pace.fits(left));
+    return this.tail.length <= MIN_WINDOW || this.pace.doneBy(this.tail.length, finishBy);
   }
 
   /**

@@ -80,6 +80,12 @@ export class WindowPace {
     return Math.max(this.least, Math.min(most, Math.floor(msLeft / this.msPerChar)));
   }
 
+  /** Whether `length` code units are done by `until` (a `performance.now()` time) at the pace seen (the least length, until the pace is known). */
+  doneBy(length: number, until: number): boolean {
+    const left = until - performance.now();
+    return left > 0 && length <= this.fits(left);
+  }
+
   /** Whether a window of the least length fits in `msLeft` (true until the pace is known). */
   roomFor(msLeft: number): boolean {
     return this.msPerChar === 0 || msLeft >= this.least * this.msPerChar;

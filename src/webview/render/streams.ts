@@ -742,7 +742,9 @@ export class ContainerStream implements BlockStream {
     if (!drain) {
       this.backlog.frame(behind);
     }
-    // A whole frame's budget from now: the most a container works in a frame, and what one takes to finish once no more text comes.
+    // A whole frame's budget from now: the most a container works in a frame. Once no more text
+    // comes, it renders the rest past its budget if its pace says the rest is done by then, and
+    // its end is final in this frame (as an answer's last blocks are, see finishesNow in incremental.ts).
     const finishBy = performance.now() + FULL_BUDGET_MS;
     const deadline = Math.min(finishBy, frameDeadline + (this.backlog.losing(behind) ? CONTAINER_CATCH_UP_MS : 0));
     if (!drain && this.open === 'bullet_list_open') {
@@ -765,7 +767,7 @@ export class ContainerStream implements BlockStream {
       this.whole = this.anchor === before;
       this.span = this.whole ? 2 * span : CONTAINER_WINDOW;
       const spent = performance.now() >= deadline || !this.pace.roomFor(deadline - performance.now());
-      if (!drain && spent && !(complete && this.finishesBy(tail, finishBy))) {
+      if (!drain && spent && !(complete && this.pace.doneBy(tail.length - this.anchor, finishBy))) {
         return 'open';
       }
     }
@@ -825,17 +827,6 @@ export class ContainerStream implements BlockStream {
       this.livePlacement = this.placer.append(fragment);
     }
     return 'open';
-  }
-
-  /**
-   * Whether a container that gets no more text renders the rest past its budget: the rest is
-   * done by `finishBy` (a whole frame's budget from the frame's start) at the pace its windows
-   * have shown, and its end is final in this frame instead of the next (as an answer's last
-   * blocks are, see finishesNow in incremental.ts).
-   */
-  private finishesBy(tail: string, finishBy: number): boolean {
-    const left = finishBy - performance.now();
-    return left > 0 && tail.length - this.anchor <= this.pace.fits(left);
   }
 
   /**
