@@ -917,6 +917,61 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.equal, summary);
   });
 
+  it('a long paragraph the page renders keeps to its frame budget when text piles up: the chunks left show as plain text, later frames freeze them, and it equals a one-shot render', async () => {
+    // One paragraph, the whole answer.
+    const text = longShapes(192 * 1024, 5).paragraph.split('\n\n')[0] + '\n';
+    const result = await page.evaluate((text) => {
+      const out = document.createElement('div');
+      // 1 ms per thousand characters parsed, 80 ms between frames: the renderer's budget is 8 ms, about 8,000 characters.
+      const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
+      const shown = (arrived: number): { shown: number; rendered: number; largest: number } => {
+        const once = document.createElement('div');
+        once.innerHTML = window.AQ.renderMarkdownOnce(text.slice(0, arrived));
+        // The paragraph's children: its chunks, and the blocks of plain text after them.
+        const largest = Math.max(0, ...[...(out.querySelector('p')?.childNodes ?? [])].map((node) => node.textContent?.length ?? 0));
+        return { shown: out.textContent?.length ?? 0, rendered: once.textContent?.length ?? 0, largest };
+      };
+      try {
+        // The paragraph streams and the renderer catches up with it.
+        let arrived = 16 * 1024;
+        renderer.append(text.slice(0, arrived));
+        for (let frames = 0; pending() && frames < 100; frames++) frame();
+        // 40 KiB come at once (as in a Compare panel, where a column waited two frames for its share).
+        renderer.append(text.slice(arrived, arrived + 40 * 1024));
+        arrived += 40 * 1024;
+        const burst = frame();
+        const afterBurst = shown(arrived);
+        // Then about 1 MiB/s: 16 KiB a frame, twice what the budget parses.
+        const streaming: number[] = [];
+        const views: Array<{ shown: number; rendered: number; largest: number }> = [];
+        while (arrived < text.length) {
+          renderer.append(text.slice(arrived, arrived + 16 * 1024));
+          arrived += 16 * 1024;
+          streaming.push(frame());
+          views.push(shown(Math.min(arrived, text.length)));
+        }
+        renderer.finish();
+        const ending: number[] = [];
+        while (!renderer.done && ending.length < 100) ending.push(frame());
+        const largest = Math.max(afterBurst.largest, ...views.map((v) => v.largest));
+        return { burst, afterBurst, streaming, hidden: views.filter((v) => v.shown < v.rendered).length, largest, ending, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+      } finally {
+        restore();
+      }
+    }, text);
+    const summary = JSON.stringify(result);
+    // The frame after the 40 KiB froze one chunk of about 8 KiB past its budget: not all 40 KiB (as before), nor rendered the rest.
+    assert.ok(result.burst <= 8000 + 4000 + 9300, summary);
+    // The text not frozen yet is shown, as plain text: at least as many characters as the rendered text has.
+    assert.ok(result.afterBurst.shown >= result.afterBurst.rendered && result.hidden === 0, summary);
+    // In blocks of about 8 KiB, as the chunks are (the browser lays out only those that change), not as one text of up to 48 KiB.
+    assert.ok(result.largest <= 9300, summary);
+    // It keeps up at twice its budget's pace without a frame over its budget, the catch-up and two chunks (it leaves at most 48 KiB for later).
+    assert.ok(Math.max(...result.streaming) <= 8000 + 4000 + 2 * 9300, summary);
+    // The end freezes what is left (at most 48 KiB and the last chunk's text) at once: final in the frame after the last text, and the same as a one-shot render.
+    assert.ok(result.ending.length === 1 && result.ending[0] <= 48 * 1024 + 2 * 9300 && result.equal, summary);
+  });
+
   it('an answer that ends a few KiB past what its frame budget renders is final in that frame; one that ends far past it takes more frames, none past a whole frame’s budget', async () => {
     // Paragraphs of about 600 or 2,400 characters: too few blocks for a group to wait (see lazy.ts).
     const paragraphs = (count: number, words: number): string =>

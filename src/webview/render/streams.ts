@@ -81,19 +81,27 @@ export interface BlockStream {
 /**
  * A container's new text is parsed in windows of at most CONTAINER_WINDOW, each ending at a line
  * end, until the frame's budget is spent (at most a whole frame's, FULL_BUDGET_MS; at least one
- * window); the rest waits for the next frame. A container that loses ground (see Backlog in
- * lazy.ts) gets CONTAINER_CATCH_UP_MS past the budget: with its share of a Compare panel's frame
- * and one core busy, a 1 MiB list fell further behind every frame without them (its last byte →
- * final DOM 259 ms). One that keeps up never takes them: taken in every frame, they made the
- * list's and the table's frames the longest of the shapes. Each window is cut to what fits in the
- * time left at the pace the container's windows have shown, not below CONTAINER_LEAST_WINDOW, and
- * no window starts that would not fit the least.
+ * window); the rest waits for the next frame. A container (or a paragraph the page renders) that
+ * loses ground (see Backlog in lazy.ts) gets CATCH_UP_MS past the budget: with its share of a
+ * Compare panel's frame and one core busy, a 1 MiB list fell further behind every frame without
+ * them (its last byte → final DOM 259 ms). One that keeps up never takes them: taken in every
+ * frame, they made the list's and the table's frames the longest of the shapes. Each window is
+ * cut to what fits in the time left at the pace the container's windows have shown, not below
+ * CONTAINER_LEAST_WINDOW, and no window starts that would not fit the least.
  * After a window that finishes no child, the next is twice as long whatever the time left (so a
  * long child is always reached).
  */
 const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_LEAST_WINDOW = 1024;
-const CONTAINER_CATCH_UP_MS = 4;
+const CATCH_UP_MS = 4;
+/**
+ * The most text a paragraph the page renders leaves for later frames (see ParagraphStream). Its
+ * end freezes what is left at once, so this bounds that frame too. At 24 KiB, a Compare column
+ * that had waited three frames for its share froze 65 KiB in one frame (54 ms, one core busy).
+ */
+const PARAGRAPH_LAG = 48 * 1024;
+/** While a paragraph lags, its text after the frozen chunks shows in plain blocks of about this many code units (see ParagraphStream.showLag). */
+const LAG_PIECE = 8 * 1024;
 const BLANK = /^[ \t]*$/;
 const LINE_START_SAFE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -202,7 +210,13 @@ export class TailText {
  * they do in the whole paragraph and as a one-shot render cuts them. When the page's worker is up
  * (see worker.ts), it cuts and renders the chunks, and renders the text after them as it
  * stands; the page only places what comes back, and shows text the worker has not rendered within
- * WORKER_WAIT_MS as plain text. Without it (or once it fails), the page does that work, with the same result.
+ * WORKER_WAIT_MS as plain text. Without it (or once it fails), the page does that work, with the
+ * same result. It freezes chunks until its share of the frame is spent: at least one a frame,
+ * CATCH_UP_MS more while it loses ground (as a container does), and all it must to stay within
+ * PARAGRAPH_LAG. While chunks are left for later frames, the text after the frozen ones shows as
+ * plain text instead of being rendered again each frame. In a Compare panel of four answers with
+ * one core busy, a paragraph that froze all it could each frame froze 33 to 65 KiB in its first
+ * frames (it had waited frames for its share), in 17 to 54 ms of a panel's frame of 50 ms and more.
  */
 export class ParagraphStream implements BlockStream, TextSink {
   readonly placement: Placement;
@@ -250,6 +264,12 @@ export class ParagraphStream implements BlockStream, TextSink {
   private waitingSince: number | undefined;
   /** The worker's last chunk, once the paragraph's end came back. */
   private last: { readonly html: string; readonly version: number } | undefined;
+  /** How far the page's frozen text is behind the text known to continue the paragraph, frame after frame. */
+  private readonly backlog = new Backlog();
+  /** The page stopped freezing for the frame's budget: chunks may be left for the next frame. */
+  private lagging = false;
+  /** While it lags, the text after the frozen chunks as plain text, in blocks (see LAG_PIECE), by tail offsets. */
+  private lagPieces: Array<{ readonly block: HTMLElement; from: number; to: number }> = [];
 
   constructor(
     private readonly host: StreamHost,
@@ -272,7 +292,7 @@ export class ParagraphStream implements BlockStream, TextSink {
 
   /** Work is left that this frame or later ones can do (what the worker is still on is not, but for text waiting to be shown). */
   get pending(): boolean {
-    return this.incoming.length > 0 || this.live !== undefined || this.last !== undefined || this.waitingSince !== undefined;
+    return this.lagging || this.incoming.length > 0 || this.live !== undefined || this.last !== undefined || this.waitingSince !== undefined;
   }
 
   /** Tail offset where the frozen inline text ends. */
@@ -329,7 +349,12 @@ export class ParagraphStream implements BlockStream, TextSink {
       this.showLive(tail);
       return 'open';
     }
-    this.freeze(known);
+    const behind = known - this.frozenEnd;
+    if (!drain) {
+      this.backlog.frame(behind);
+    }
+    const until = drain ? Number.POSITIVE_INFINITY : Math.min(performance.now() + FULL_BUDGET_MS, deadline + (this.backlog.losing(behind) ? CATCH_UP_MS : 0));
+    this.freeze(known, until);
     this.renderLive(tail.length, false);
     return 'open';
   }
@@ -413,7 +438,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** Places a frozen chunk's markup before the text after it, and records it (see StreamHost.register). */
   private register(html: string, source: string | undefined, wrap: (inner: string) => string = textChunk): void {
     this.host.register({
-      placement: insert(this.paragraph, sanitizeChildren(wrap(html), 'p'), this.liveNodes[0] ?? this.plain ?? null),
+      placement: insert(this.paragraph, sanitizeChildren(wrap(html), 'p'), this.lagPieces[0]?.block ?? this.liveNodes[0] ?? this.plain ?? null),
       source,
       render: (text, references) => sanitizeChildren(wrap(renderInlinePiece(text, references).html), 'p'),
       owner: this,
@@ -425,6 +450,7 @@ export class ParagraphStream implements BlockStream, TextSink {
    * after the chunks; recorded like the others, for a definition the answer makes later.
    */
   private placeLast(html: string, source: string | undefined): void {
+    this.showLag(this.frozenEnd);
     removeAll(this.liveNodes);
     this.liveNodes = [];
     this.showPlain('');
@@ -469,6 +495,44 @@ export class ParagraphStream implements BlockStream, TextSink {
     this.showPlain(this.tailText.slice(rendered, Math.max(rendered, this.shownTo)));
   }
 
+  /**
+   * Shows the text from the frozen chunks' end to tail offset `to` as plain text in blocks of about
+   * LAG_PIECE, each ending before a word (none when `to` is where they end). Frozen chunks take
+   * the place of the pieces their text was in, and new text goes to the last piece or a new one:
+   * the browser lays out only the pieces that changed.
+   */
+  private showLag(to: number): void {
+    const from = this.frozenEnd;
+    const pieces = this.lagPieces;
+    while (pieces.length > 0 && (pieces[0].to <= from || from >= to)) {
+      pieces.shift()?.block.remove();
+    }
+    if (pieces.length > 0 && pieces[0].from < from) {
+      pieces[0].from = from;
+      pieces[0].block.textContent = this.tailText.slice(from, pieces[0].to);
+    }
+    for (let at = pieces.at(-1)?.to ?? from; at < to; at = pieces.at(-1)?.to ?? from) {
+      // A piece ends before the last space within LAG_PIECE of its start, or at `to`: undefined if it cannot grow.
+      const endOf = (start: number): number | undefined => {
+        const space = to - start > LAG_PIECE ? this.tailText.lastIndexOf(' ', start + LAG_PIECE) : to;
+        return space > at ? space : undefined;
+      };
+      let piece = pieces.at(-1);
+      let end = piece === undefined ? undefined : endOf(piece.from);
+      if (piece === undefined || end === undefined) {
+        const block = document.createElement('span');
+        block.className = 'aq-text-chunk';
+        this.paragraph.insertBefore(block, this.liveNodes[0] ?? this.plain ?? null);
+        piece = { block, from: at, to: at };
+        pieces.push(piece);
+        // No word starts within LAG_PIECE: the piece takes the rest.
+        end = endOf(at) ?? to;
+      }
+      piece.block.append(this.tailText.slice(at, end));
+      piece.to = end;
+    }
+  }
+
   /** The plain text at the paragraph's end shows `text`. */
   private showPlain(text: string): void {
     if (text === '') {
@@ -504,16 +568,25 @@ export class ParagraphStream implements BlockStream, TextSink {
     return undefined;
   }
 
-  /** Freezes every chunk decided by the text before `known` (text that continues the paragraph). */
-  private freeze(known: number): void {
+  /**
+   * Freezes the chunks decided by the text before `known` (text that continues the paragraph):
+   * every one, or (with `until`, a `performance.now()` time) at least one and then as many as are
+   * frozen before `until`.
+   */
+  private freeze(known: number, until = Number.POSITIVE_INFINITY): void {
     // The cutter reads the kept text: reading the tail would copy the whole paragraph every frame.
     const text = this.tailText;
+    this.lagging = false;
     for (let from = this.frozenEnd, cut = this.cutter.next(text, known, this.host.references()); cut !== undefined; from = cut.end, cut = this.cutter.next(text, known, this.host.references())) {
       this.register(cut.html, this.sourceOf(from, cut.end - from));
       if (this.plain !== undefined) {
         this.plain.remove();
         this.plain = undefined;
         this.nextLiveAt = 0;
+      }
+      if (known - cut.end <= PARAGRAPH_LAG && performance.now() >= until) {
+        this.lagging = true;
+        return;
       }
     }
   }
@@ -529,6 +602,16 @@ export class ParagraphStream implements BlockStream, TextSink {
       this.placeLast(html(), this.sourceOf(this.frozenEnd, text.length));
       return;
     }
+    if (this.lagging) {
+      // Chunks are left to freeze in later frames: rendering the text after them would cost what freezing it does.
+      removeAll(this.liveNodes);
+      this.liveNodes = [];
+      this.nextLiveAt = 0;
+      this.showPlain('');
+      this.showLag(this.frozenEnd + text.length);
+      return;
+    }
+    this.showLag(this.frozenEnd);
     if (text.length > LIVE_LIMIT && text.length < this.nextLiveAt) {
       this.showPlain(text);
       return;
@@ -746,7 +829,7 @@ export class ContainerStream implements BlockStream {
     // comes, it renders the rest past its budget if its pace says the rest is done by then, and
     // its end is final in this frame (as an answer's last blocks are, see finishesNow in incremental.ts).
     const finishBy = performance.now() + FULL_BUDGET_MS;
-    const deadline = Math.min(finishBy, frameDeadline + (this.backlog.losing(behind) ? CONTAINER_CATCH_UP_MS : 0));
+    const deadline = Math.min(finishBy, frameDeadline + (this.backlog.losing(behind) ? CATCH_UP_MS : 0));
     if (!drain && this.open === 'bullet_list_open') {
       this.letItemsWait(tail, complete, deadline, finishBy);
     }
