@@ -7,7 +7,7 @@
  * page's main thread only inserts them. Work is done in slices: messages that arrive meanwhile
  * (more text, a lane dropped) are taken between two slices.
  */
-import { findBoundary, lineStarts } from '../../shared/answer/blocks';
+import { findBoundary, lineStarts, mayHoldCut } from '../../shared/answer/blocks';
 import { codePiece } from '../render/code';
 import { LIVE_LIMIT, parseBlocks, parseMarkdown, renderInlinePiece, renderTokens, TextCutter, type References, type RenderEnv } from '../render/parse';
 import type { BlockPiece, FromWorker, RenderedPiece, ToWorker } from './protocol';
@@ -257,9 +257,14 @@ function blocksWork(id: number, lane: BlocksLane, end: number): void {
   let rest = uncut(lane);
   while (rest.length >= lane.waitFor && performance.now() < end) {
     const text = window < rest.length ? rest.slice(0, window) : rest;
+    const starts = lineStarts(text);
+    // Whether a block ends in the window: none can without a blank line or a second fence line, and
+    // else the blocks alone say so. Text is parsed whole (its inline text too) only to be rendered:
+    // a long open block (a list's first kilobytes, before the page streams it) costs a block parse.
+    const ends = mayHoldCut(text) && findBoundary(parseBlocks(text), text, starts) !== undefined;
     const env: RenderEnv = { references: { ...lane.references } };
-    const tokens = parseMarkdown(text, env, 'blocks');
-    const boundary = findBoundary(tokens, text, lineStarts(text));
+    const tokens = ends ? parseMarkdown(text, env, 'blocks') : [];
+    const boundary = ends ? findBoundary(tokens, text, starts) : undefined;
     if (boundary === undefined && text.length < rest.length) {
       window *= 2;
       continue;
