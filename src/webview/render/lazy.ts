@@ -234,7 +234,7 @@ export class LazyGroups {
     if (this.newest.length > WATCHED_NEWEST) {
       const older = this.newest.shift() as HTMLElement;
       if (this.newestOnly) {
-        this.observer.unobserve(older);
+        this.unwatch(older);
       }
     }
   }
@@ -262,11 +262,24 @@ export class LazyGroups {
     for (const element of this.waiting.keys()) {
       if (!newest.has(element)) {
         if (nearEnd) {
-          this.observer.unobserve(element);
+          this.unwatch(element);
         } else {
           this.observer.observe(element);
         }
       }
+    }
+  }
+
+  /**
+   * Stops watching a waiting group that is far from the view (an older one, while the view is near
+   * the end). Had it come near the view before, it is no longer due: no notice would come that
+   * the view left it, and it would be rendered out of sight, before the groups the reader looks at.
+   */
+  private unwatch(element: Element): void {
+    this.observer?.unobserve(element);
+    const group = this.waiting.get(element);
+    if (group !== undefined) {
+      this.due.delete(group);
     }
   }
 
