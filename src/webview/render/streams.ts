@@ -95,6 +95,13 @@ const CONTAINER_WINDOW = 4 * 1024;
 const CONTAINER_LEAST_WINDOW = 1024;
 const CATCH_UP_MS = 4;
 /**
+ * Until when a stream works in this frame: its frame's deadline, CATCH_UP_MS past it while it
+ * loses ground (see `backlog`), and never past a whole frame's budget from now (`finishBy`).
+ */
+function streamDeadline(frameDeadline: number, backlog: Backlog, behind: number, finishBy = performance.now() + FULL_BUDGET_MS): number {
+  return Math.min(finishBy, frameDeadline + (backlog.losing(behind) ? CATCH_UP_MS : 0));
+}
+/**
  * The most text a paragraph the page renders leaves for later frames (see ParagraphStream). Its
  * end freezes what is left at once, so this bounds that frame too. At 24 KiB, a Compare column
  * that had waited three frames for its share froze 65 KiB in one frame (54 ms, one core busy).
@@ -353,7 +360,7 @@ export class ParagraphStream implements BlockStream, TextSink {
     if (!drain) {
       this.backlog.frame(behind);
     }
-    const until = drain ? Number.POSITIVE_INFINITY : Math.min(performance.now() + FULL_BUDGET_MS, deadline + (this.backlog.losing(behind) ? CATCH_UP_MS : 0));
+    const until = drain ? Number.POSITIVE_INFINITY : streamDeadline(deadline, this.backlog, behind);
     this.freeze(known, until);
     this.renderLive(tail.length, false);
     return 'open';
@@ -829,7 +836,7 @@ export class ContainerStream implements BlockStream {
     // comes, it renders the rest past its budget if its pace says the rest is done by then, and
     // its end is final in this frame (as an answer's last blocks are, see finishesNow in incremental.ts).
     const finishBy = performance.now() + FULL_BUDGET_MS;
-    const deadline = Math.min(finishBy, frameDeadline + (this.backlog.losing(behind) ? CATCH_UP_MS : 0));
+    const deadline = streamDeadline(frameDeadline, this.backlog, behind, finishBy);
     if (!drain && this.open === 'bullet_list_open') {
       this.letItemsWait(tail, complete, deadline, finishBy);
     }

@@ -258,10 +258,11 @@ function blocksWork(id: number, lane: BlocksLane, end: number): void {
   while (rest.length >= lane.waitFor && performance.now() < end) {
     const text = window < rest.length ? rest.slice(0, window) : rest;
     const starts = lineStarts(text);
-    // Whether a block ends in the window: none can without a blank line or a second fence line, and
-    // else the blocks alone say so. Text is parsed whole (its inline text too) only to be rendered:
-    // a long open block (a list's first kilobytes, before the page streams it) costs a block parse.
-    const ends = mayHoldCut(text) && findBoundary(parseBlocks(text), text, starts) !== undefined;
+    // Whether a block may end in the window: none can without a blank line or a second fence line.
+    // Most first windows do end one, and are parsed whole at once; a longer window (an open block
+    // longer than the first: a list's first kilobytes, before the page streams it) is parsed whole
+    // (its inline text too) only if its blocks alone say one ends.
+    const ends = mayHoldCut(text) && (window === BLOCKS_WINDOW || findBoundary(parseBlocks(text), text, starts) !== undefined);
     const env: RenderEnv = { references: { ...lane.references } };
     const tokens = ends ? parseMarkdown(text, env, 'blocks') : [];
     const boundary = ends ? findBoundary(tokens, text, starts) : undefined;
