@@ -206,7 +206,10 @@ async function ensureNode24(): Promise<void> {
   }
 }
 
-/** Settings that keep the workbench quiet and deterministic for tests and the demo. */
+/**
+ * Settings that keep the workbench quiet and deterministic for tests and the demo, in the form VS
+ * Code 1.100 reads (desktop runs and the debug profile use that version's forms too).
+ */
 export const QUIET_SETTINGS: Readonly<Record<string, unknown>> = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
@@ -230,12 +233,21 @@ export const QUIET_SETTINGS: Readonly<Record<string, unknown>> = {
   'github.copilot.enable': { '*': false },
 };
 
+/**
+ * {@link QUIET_SETTINGS} in the form `version` reads. A newer workbench rewrites a setting it
+ * migrates (1.139 turns `"extensions.autoUpdate": false` into `"off"`) in settings.json as it starts,
+ * from the model it loaded then: a test editing the file in those seconds would lose its edit.
+ */
+export function quietSettings(version: CodeServerVersion): Readonly<Record<string, unknown>> {
+  return version === '4.100.3' ? QUIET_SETTINGS : { ...QUIET_SETTINGS, 'extensions.autoUpdate': 'off' };
+}
+
 /** Options for {@link startCodeServer}. */
 export interface StartCodeServerOptions {
   version: CodeServerVersion;
   /** The workspace folder the window opens. */
   folder: string;
-  /** Written to `<user-data-dir>/User/settings.json`, over {@link QUIET_SETTINGS}. */
+  /** Written to `<user-data-dir>/User/settings.json`, over {@link quietSettings}. */
   userSettings?: Readonly<Record<string, unknown>>;
   /** Written to `<user-data-dir>/Machine/settings.json` (where `machine`-scoped settings live in a remote window). */
   machineSettings?: Readonly<Record<string, unknown>>;
@@ -298,7 +310,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
     if (installed.code !== 0) throw new Error(`code-server --install-extension ${options.installVsix} failed (exit ${installed.code}):\n${installed.output.slice(-2000)}`);
   }
   const trust = options.workspaceTrust === true ? { 'security.workspace.trust.enabled': true } : {};
-  await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...options.userSettings }, null, 2));
+  await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...quietSettings(options.version), ...trust, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
 
   const port = options.port ?? (await freePort());
