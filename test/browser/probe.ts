@@ -49,11 +49,12 @@ export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
  * `slowdown`), or, with `msPerKChar`, only by the work done (that many ms per thousand characters
  * parsed), so that its budget and its pace are the same on an idle and on a busy test machine.
  * `busyMs` is added before each frame either way (the page's own layout, paint and tasks).
+ * A test may change `msPerKChar` between frames (a page that gets busier or less busy).
  */
 export interface PageClock {
   readonly slowdown?: number;
   readonly busyMs: number;
-  readonly msPerKChar?: number;
+  msPerKChar?: number;
 }
 
 /** A renderer driven frame by frame on a page clock of its own (see {@link onPageClock}). */
@@ -65,6 +66,11 @@ export interface ClockedRenderer {
   readonly pending: () => boolean;
   /** Gives the page its own clock back. */
   readonly restore: () => void;
+  /**
+   * Appends the rest of the answer at once, ends it, and runs frames until it is done (at most
+   * 100): the characters parsed in each, and how many groups wait for the view then.
+   */
+  readonly end: (rest: string) => { parsed: number[]; waiting: number };
 }
 
 /** A renderer of `out` whose frames run when `frame()` is called, in a page whose clock moves as `clock` says. */
@@ -72,26 +78,35 @@ export function onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer
   const realNow = performance.now.bind(performance);
   const start = realNow();
   let busy = 0;
-  let parsedBefore = 0;
-  const cost = clock.msPerKChar;
+  /** The time the work of earlier frames took, at the cost of each. */
+  let worked = 0;
   const slowdown = clock.slowdown ?? 1;
-  performance.now = cost === undefined ? () => start + (realNow() - start) * slowdown + busy : () => start + busy + ((parsedBefore + work.parsed) * cost) / 1000;
+  const cost = (): number => clock.msPerKChar ?? 0;
+  performance.now = clock.msPerKChar === undefined ? () => start + (realNow() - start) * slowdown + busy : () => start + busy + worked + (work.parsed * cost()) / 1000;
   let pending: Array<() => void> = [];
   const renderer = new IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
+  const frame = (): number => {
+    worked += (work.parsed * cost()) / 1000;
+    work.parsed = 0;
+    busy += clock.busyMs;
+    const callbacks = pending;
+    pending = [];
+    for (const callback of callbacks) callback();
+    return work.parsed;
+  };
   return {
     renderer,
-    frame: () => {
-      parsedBefore += work.parsed;
-      work.parsed = 0;
-      busy += clock.busyMs;
-      const callbacks = pending;
-      pending = [];
-      for (const callback of callbacks) callback();
-      return work.parsed;
-    },
+    frame,
     pending: () => pending.length > 0,
     restore: () => {
       performance.now = realNow;
+    },
+    end: (rest) => {
+      renderer.append(rest);
+      renderer.finish();
+      const parsed: number[] = [];
+      while (!renderer.done && parsed.length < 100) parsed.push(frame());
+      return { parsed, waiting: out.querySelectorAll('.aq-group[style]').length };
     },
   };
 }

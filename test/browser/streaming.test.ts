@@ -888,7 +888,7 @@ describe('renderer streams long blocks in Chromium', function () {
     const result = await page.evaluate((text) => {
       const out = document.createElement('div');
       // 1 ms per thousand characters parsed (parsing blocks only, which is what making items wait costs, does not count), 80 ms between frames: the renderer's budget is 8 ms.
-      const { renderer, frame, pending, restore } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
+      const { renderer, frame, pending, restore, end } = (window.AQ as ProbeGlobal).onPageClock(out, { msPerKChar: 1, busyMs: 80 });
       try {
         // The list streams for a while, the renderer keeping up with it, and the rest (320 KiB) comes at once with the end.
         const first = 64 * 1024;
@@ -898,11 +898,7 @@ describe('renderer streams long blocks in Chromium', function () {
         }
         for (let frames = 0; pending() && frames < 100; frames++) frame();
         const waitingBefore = out.querySelectorAll('.aq-group[style]').length;
-        renderer.append(text.slice(first));
-        renderer.finish();
-        const parsed: number[] = [];
-        while (!renderer.done && parsed.length < 100) parsed.push(frame());
-        const waiting = out.querySelectorAll('.aq-group[style]').length;
+        const { parsed, waiting } = end(text.slice(first));
         renderer.flush();
         return { waitingBefore, waiting, parsed, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
       } finally {
@@ -915,6 +911,46 @@ describe('renderer streams long blocks in Chromium', function () {
     // Final in the frame after its end (17 frames when a window of items a frame waited), and that frame rendered no more than a whole frame's budget (20,000 characters) and a window.
     assert.ok(result.parsed.length <= 1 && Math.max(0, ...result.parsed) <= 20_000 + 4096, summary);
     assert.ok(result.equal, summary);
+  });
+
+  it('an answer that ends behind is final in the frame after its end when its rest takes less than its pace while streaming said, and that frame stops at a whole frame\'s budget when it takes more', async () => {
+    // 404 paragraphs of about 300 characters. The first 65 and part of the 66th stream; the rest comes at once with the end,
+    // and the blocks up to where a group starts and the last ones are rendered, the groups between them wait.
+    const words = longShapes(256 * 1024, 11).paragraph.split(' ');
+    const blocks = Array.from({ length: 404 }, (_, i) => words.slice(i * 50, i * 50 + 50).join(' '));
+    const text = blocks.join('\n\n') + '\n';
+    const first = blocks.slice(0, 65).join('\n\n').length + 2 + 100;
+    const result = await page.evaluate(({ text, first }) => {
+      const ended = (msAtEnd: number): { parsed: number[]; waiting: number; equal: boolean } => {
+        const out = document.createElement('div');
+        // 10 ms per thousand characters parsed while it streams, 80 ms between frames: the renderer's budget is 8 ms.
+        const clock = { msPerKChar: 10, busyMs: 80 };
+        const { renderer, frame, pending, restore, end } = (window.AQ as ProbeGlobal).onPageClock(out, clock);
+        try {
+          for (let at = 0; at < first; at += 2048) {
+            renderer.append(text.slice(at, Math.min(first, at + 2048)));
+            frame();
+          }
+          for (let frames = 0; pending() && frames < 200; frames++) frame();
+          // From its end on, its work costs `msAtEnd` per thousand characters.
+          clock.msPerKChar = msAtEnd;
+          const { parsed, waiting } = end(text.slice(first));
+          renderer.flush();
+          return { parsed, waiting, equal: out.innerHTML === window.AQ.renderMarkdownOnce(text) };
+        } finally {
+          restore();
+        }
+      };
+      return { cheaper: ended(0.6), same: ended(10) };
+    }, { text, first });
+    const summary = JSON.stringify(result);
+    // Groups wait, and the rest (about 20,000 characters, 12 ms) is final in one frame, though its budget (8 ms) was
+    // spent on its way and the pace it streamed at said the rest needs far more (the code before: two frames, 14,000 and
+    // 6,200 characters). That frame renders no more than a whole frame's budget (20 ms: 33,300 characters) and a window.
+    assert.ok(result.cheaper.waiting > 0 && result.cheaper.parsed.length === 1 && result.cheaper.parsed[0] <= 33_300 + 4096, summary);
+    // At the pace it streamed at, the rest takes several frames: none renders more than a whole frame's budget (20 ms: 2,000 characters) and a window.
+    assert.ok(result.same.waiting > 0 && result.same.parsed.length > 1 && Math.max(...result.same.parsed) <= 2_000 + 4096, summary);
+    assert.ok(result.cheaper.equal && result.same.equal, summary);
   });
 
   it('a long paragraph the page renders keeps to its frame budget when text piles up: the chunks left show as plain text, later frames freeze them, and it equals a one-shot render', async () => {
