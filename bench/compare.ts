@@ -3,10 +3,11 @@
 // `timed` application alone (the query pipeline alone, then Query Application into the answer
 // panel), then four at once into one Compare panel (`timed` on four environments that point at the
 // same service), and compares each request's span at the service, from its first body byte to its
-// last, with the query alone's in the answer panel.
+// last, with the query alone's in the answer panel. Idle and with one core kept busy (see load.ts).
 import * as os from 'node:os';
 import type { BenchRow } from './core';
 import { runHostBench } from './hostBench';
+import { loads, sideBySide } from './load';
 import { ENVIRONMENTS, TIMED_CHUNK_BYTES, TIMED_DELAY_MS, TIMED_PACE_MS, TIMED_SIZE, type CompareBenchResult, type TimedRequest } from './compare/shared';
 
 /**
@@ -24,10 +25,22 @@ const span = (request: TimedRequest): number => request.lastBodyByteAt - request
 /** The extension's view of the same: request sent → first body byte, and → the end. */
 const clientSpan = (request: TimedRequest): number => (request.durationMs ?? Number.NaN) - (request.firstByteMs ?? Number.NaN);
 
-/** Runs the suite in bench/compare/suite.ts and turns its one result line into rows. */
+/**
+ * Runs the suite in bench/compare/suite.ts under each load (idle, and one core kept busy; env
+ * AQ_LOADS picks one) and turns its result lines into rows, the loads side by side.
+ */
 export async function runCompareBench(): Promise<BenchRow[]> {
-  const loadBefore = load();
-  const result = await runHostBench<CompareBenchResult>('compare', 'Benchmark (compare)');
+  const byLoad: Array<readonly [string, BenchRow[]]> = [];
+  for (const [name, underLoad] of loads()) {
+    const loadBefore = load();
+    const result = await underLoad(() => runHostBench<CompareBenchResult>('compare', 'Benchmark (compare)'));
+    byLoad.push([name, rowsOf(result, loadBefore)]);
+  }
+  return sideBySide(byLoad);
+}
+
+/** The rows of one run of the suite; `loadBefore`: the load average before it. */
+function rowsOf(result: CompareBenchResult, loadBefore: string): BenchRow[] {
   const { rounds } = result;
   const workload = `timed: ${TIMED_DELAY_MS} ms of silence, then ${TIMED_SIZE / (1024 * 1024)} MiB in ${TIMED_CHUNK_BYTES / 1024} KiB chunks ${TIMED_PACE_MS} ms apart`;
   const reference = (request: (r: CompareBenchResult['rounds'][number]) => TimedRequest, what: string): BenchRow => {
