@@ -395,7 +395,7 @@ async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | unde
 function stallRow(thread: string, stall: Stall | undefined, silentMs: number, goal: boolean, what = 'it streams'): BenchRow {
   const value = stall === undefined
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
-    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${ms(stall.gap)}, ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
+    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${stall.gap.toFixed(1)} ms, ${Math.round((stall.gap * 60) / 1000)} frames at 60 Hz; ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
   return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
 }
