@@ -9,7 +9,7 @@
  */
 import { findBoundary, lineStarts, mayHoldCut } from '../../shared/answer/blocks';
 import { codePiece } from '../render/code';
-import { LIVE_LIMIT, parseBlocks, parseMarkdown, renderInlinePiece, renderTokens, TextCutter, type References, type RenderEnv } from '../render/parse';
+import { LIVE_LIMIT, parseBlocks, parseMarkdown, renderInlinePiece, renderTokens, TextCutter, type MdToken, type References, type RenderEnv } from '../render/parse';
 import type { BlockPiece, FromWorker, RenderedPiece, ToWorker } from './protocol';
 
 /** The worker's global scope, as far as this file uses it (the page's DOM typings describe a window). */
@@ -249,6 +249,23 @@ function uncut(lane: BlocksLane): string {
   return lane.kept.slice(lane.base - lane.keptFrom);
 }
 
+/**
+ * Where the first blocks of `text` end, if a block ends in it, with the whole parse (inline text
+ * too) that renders them. None can end without a blank line or a second fence line: such a window
+ * is not parsed. Most first windows (`first`) do end one, and are parsed whole at once; a longer
+ * window (an open block longer than the first: a list's first kilobytes, before the page streams
+ * it) is parsed whole only if its blocks alone say one ends.
+ */
+function firstCut(text: string, first: boolean, references: References): { boundary: { index: number; offset: number }; tokens: MdToken[]; env: RenderEnv } | undefined {
+  if (!mayHoldCut(text)) return undefined;
+  const starts = lineStarts(text);
+  if (!first && findBoundary(parseBlocks(text), text, starts) === undefined) return undefined;
+  const env: RenderEnv = { references: { ...references } };
+  const tokens = parseMarkdown(text, env, 'blocks');
+  const boundary = findBoundary(tokens, text, starts);
+  return boundary === undefined ? undefined : { boundary, tokens, env };
+}
+
 function blocksWork(id: number, lane: BlocksLane, end: number): void {
   const began = performance.now();
   const from = lane.base;
@@ -257,24 +274,17 @@ function blocksWork(id: number, lane: BlocksLane, end: number): void {
   let rest = uncut(lane);
   while (rest.length >= lane.waitFor && performance.now() < end) {
     const text = window < rest.length ? rest.slice(0, window) : rest;
-    const starts = lineStarts(text);
-    // Whether a block may end in the window: none can without a blank line or a second fence line.
-    // Most first windows do end one, and are parsed whole at once; a longer window (an open block
-    // longer than the first: a list's first kilobytes, before the page streams it) is parsed whole
-    // (its inline text too) only if its blocks alone say one ends.
-    const ends = mayHoldCut(text) && (window === BLOCKS_WINDOW || findBoundary(parseBlocks(text), text, starts) !== undefined);
-    const env: RenderEnv = { references: { ...lane.references } };
-    const tokens = ends ? parseMarkdown(text, env, 'blocks') : [];
-    const boundary = ends ? findBoundary(tokens, text, starts) : undefined;
-    if (boundary === undefined && text.length < rest.length) {
+    const cut = firstCut(text, window === BLOCKS_WINDOW, lane.references);
+    if (cut === undefined && text.length < rest.length) {
       window *= 2;
       continue;
     }
-    if (boundary === undefined) {
+    if (cut === undefined) {
       lane.examined = text.length;
       lane.waitFor = text.length > LIVE_LIMIT ? Math.ceil(text.length * 1.5) : text.length + 1;
       break;
     }
+    const { boundary, tokens, env } = cut;
     const source = text.slice(0, boundary.offset);
     pieces.push({ length: boundary.offset, html: renderTokens(tokens.slice(0, boundary.index), env), references: JSON.stringify(env.references ?? {}) });
     if (source.includes(']:')) {
