@@ -91,17 +91,4 @@ describe('WindowPace', () => {
     pace.learn(500, 100);
     assert.equal(pace.fits(10), 2500);
   });
-
-  it('says whether a rest of text is done by a time, at the pace seen: never once the time has come', () => {
-    const pace = new WindowPace(1024);
-    const now = performance.now();
-    // Until the pace is known, the least window is.
-    assert.equal(pace.doneBy(1024, now + 1000), true);
-    assert.equal(pace.doneBy(1025, now + 1000), false);
-    // 2 ms per thousand characters: 500 ms from now fit about 250,000 (the test's own time aside).
-    pace.learn(8, 4000);
-    assert.equal(pace.doneBy(100_000, now + 500), true);
-    assert.equal(pace.doneBy(400_000, now + 500), false);
-    assert.equal(pace.doneBy(1, now - 1), false);
-  });
 });

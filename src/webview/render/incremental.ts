@@ -6,7 +6,7 @@ import { Backlog, LAZY_KEEP, LAZY_WINDOW, LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
-import { FramePacer, FULL_BUDGET_MS, pageFrames, WindowPace, type FrameClient } from './pacer';
+import { finishesBy, FramePacer, FULL_BUDGET_MS, pageFrames, WindowPace, type FrameClient } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
@@ -360,8 +360,6 @@ export class IncrementalRenderer {
       return;
     }
     let more = false;
-    /** An answer that has ended renders the rest of its text past the deadline (see finishesNow). */
-    let finishing = false;
     /** The next held group is to be rendered in line and its text has not come yet. */
     let waiting = false;
     if (!all) {
@@ -408,15 +406,13 @@ export class IncrementalRenderer {
           changed = true;
           continue;
         }
-        if (performance.now() >= deadline) {
-          finishing = this.finishesNow(finishBy);
-          if (!finishing) {
-            more = true;
-            break;
-          }
+        const past = performance.now() >= deadline;
+        if (past && !this.finishesNow(finishBy)) {
+          more = true;
+          break;
         }
         const whole = Math.min(this.tail.length, this.window);
-        const end = all ? this.tail.length : Math.min(whole, this.windowBefore(finishing ? finishBy : deadline));
+        const end = all ? this.tail.length : Math.min(whole, this.windowBefore(past ? finishBy : deadline));
         const last = end === this.tail.length;
         const started = performance.now();
         changed = this.renderWindow(end, all || (complete && last), last, end < whole) || changed;
@@ -651,19 +647,14 @@ export class IncrementalRenderer {
   }
 
   /**
-   * Whether an answer that has ended renders on past the frame's deadline: until `finishBy` (a
-   * whole frame's budget, FULL_BUDGET_MS, from the render's start), and its last words
-   * (MIN_WINDOW) even after it. Its end is then final in this frame instead of the next, with a
-   * share of a frame (four answers in a Compare panel, whose frames come 50 to 80 ms apart) and in
-   * a busy page. Not only when the pace of its windows says the rest is done by then: with one core
-   * busy, the pace of a Compare column's windows while it streamed (0.6 to 1 ms per KiB) was two to
-   * three times what its last 21 KiB then took, and its end waited 50 to 60 ms for the next frame.
+   * Whether an answer that has ended renders on past the frame's deadline (see `finishesBy`), and
+   * its last words (MIN_WINDOW) even past `finishBy`.
    */
   private finishesNow(finishBy: number): boolean {
     if (!this.finished || this.queue.length > 0) {
       return false;
     }
-    return this.tail.length <= MIN_WINDOW || performance.now() < finishBy;
+    return this.tail.length <= MIN_WINDOW || finishesBy(finishBy);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { GROUP_SIZE, Grouper, replacePlacement, type Group, type Placement } from './groups';
-import { FULL_BUDGET_MS, WindowPace } from './pacer';
+import { finishesBy, FULL_BUDGET_MS, WindowPace } from './pacer';
 import { remoteText, WORKER_WAIT_MS, type RemoteText, type TextSink } from './worker';
 import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
 import type { RenderedPiece, TextPieces } from '../worker/protocol';
@@ -833,8 +833,8 @@ export class ContainerStream implements BlockStream {
       this.backlog.frame(behind);
     }
     // A whole frame's budget from now: the most a container works in a frame. Once no more text
-    // comes, it renders the rest past its budget if its pace says the rest is done by then, and
-    // its end is final in this frame (as an answer's last blocks are, see finishesNow in incremental.ts).
+    // comes, it renders on past its budget until then (see finishesBy), so its end is final in
+    // this frame, as an answer's is.
     const finishBy = performance.now() + FULL_BUDGET_MS;
     const deadline = streamDeadline(frameDeadline, this.backlog, behind, finishBy);
     if (!drain && this.open === 'bullet_list_open') {
@@ -842,7 +842,8 @@ export class ContainerStream implements BlockStream {
     }
     for (let first = true; ; first = false) {
       const available = tail.length - this.anchor;
-      const span = this.whole ? this.span : this.pace.fits(deadline - performance.now(), this.span);
+      const until = complete && performance.now() >= deadline ? finishBy : deadline;
+      const span = this.whole ? this.span : this.pace.fits(until - performance.now(), this.span);
       const cut = drain || available <= span ? -1 : this.tailText.lastIndexOf('\n', this.anchor + span - 1);
       const end = cut < this.anchor ? tail.length : cut + 1;
       const before = this.anchor;
@@ -857,7 +858,7 @@ export class ContainerStream implements BlockStream {
       this.whole = this.anchor === before;
       this.span = this.whole ? 2 * span : CONTAINER_WINDOW;
       const spent = performance.now() >= deadline || !this.pace.roomFor(deadline - performance.now());
-      if (!drain && spent && !(complete && this.pace.doneBy(tail.length - this.anchor, finishBy))) {
+      if (!drain && spent && !(complete && finishesBy(finishBy))) {
         return 'open';
       }
     }
