@@ -1,6 +1,6 @@
 import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes, formatDuration } from '../shared/format';
-import { button, h } from './dom';
+import { button, h, setData, setHidden } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
@@ -109,8 +109,8 @@ export class CompareView implements SurfaceView {
   /** Stop All shows while any column streams; a clock keeps the streaming columns' times current. */
   private refresh(): void {
     const streaming = [...this.columns.values()].some((column) => column.answer.status === 'streaming');
-    this.stopAll.hidden = !streaming;
-    document.body.dataset.status = streaming ? 'streaming' : this.columns.size === 0 ? 'empty' : 'done';
+    setHidden(this.stopAll, !streaming);
+    setData(document.body, 'status', streaming ? 'streaming' : this.columns.size === 0 ? 'empty' : 'done');
     if (streaming && this.clock === undefined) {
       this.clock = setInterval(() => {
         for (const column of this.columns.values()) column.tick();
@@ -240,7 +240,7 @@ class Column {
     this.total.textContent = total === undefined ? '' : `${streaming ? 'elapsed' : 'total'} ${formatDuration(Math.max(0, total))}`;
     this.total.hidden = total === undefined;
     this.length.textContent = formatBytes(this.answer.bytes);
-    this.stop.hidden = !streaming;
-    this.element.dataset.status = this.answer.status;
+    setHidden(this.stop, !streaming);
+    setData(this.element, 'status', this.answer.status);
   }
 }

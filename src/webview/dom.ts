@@ -47,3 +47,28 @@ export function retarget(element: HTMLButtonElement, action: string, label: stri
     element.append(h('span', { text }));
   }
 }
+
+/**
+ * Header facts that follow an answer as it renders (status, size, HTTP status), written only when
+ * they change: a header refreshed after every frame's render rewrote the same values each frame,
+ * each write a DOM mutation (a new text node, an attribute record) the page then processes.
+ */
+export function setText(element: HTMLElement, text: string): void {
+  if (element.textContent !== text) {
+    element.textContent = text;
+  }
+}
+
+/** Shows or hides `element` (its `hidden`), written only when it changes (see {@link setText}). */
+export function setHidden(element: HTMLElement, hidden: boolean): void {
+  if (element.hidden !== hidden) {
+    element.hidden = hidden;
+  }
+}
+
+/** Sets `element`'s `data-{key}`, written only when it changes (see {@link setText}). */
+export function setData(element: HTMLElement, key: string, value: string): void {
+  if (element.dataset[key] !== value) {
+    element.dataset[key] = value;
+  }
+}

@@ -1,6 +1,6 @@
 import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes } from '../shared/format';
-import { button, h } from './dom';
+import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
@@ -89,8 +89,8 @@ export class PanelView implements SurfaceView {
   /** The header's size follows the latest answer as it grows. */
   private showBytes(view: AssistantTurnView | undefined): void {
     if (view !== undefined && view === this.transcript.lastAssistant()) {
-      this.bytes.textContent = formatBytes(view.bytes);
-      this.bytes.hidden = false;
+      setText(this.bytes, formatBytes(view.bytes));
+      setHidden(this.bytes, false);
     }
   }
 
@@ -119,12 +119,13 @@ export class PanelView implements SurfaceView {
   private refresh(): void {
     const answer = this.transcript.lastAssistant();
     const status = answer?.httpStatus;
-    this.httpStatus.textContent = status === undefined ? '' : `HTTP ${status}`;
-    this.httpStatus.hidden = status === undefined;
+    setText(this.httpStatus, status === undefined ? '' : `HTTP ${status}`);
+    setHidden(this.httpStatus, status === undefined);
+    // A forced toggle changes nothing (no mutation) when the class is already as asked.
     this.httpStatus.classList.toggle('aq-badge-error', status !== undefined && status >= 400);
-    this.bytes.textContent = answer === undefined ? '' : formatBytes(answer.bytes);
-    this.bytes.hidden = answer === undefined || (answer.bytes === 0 && status === undefined);
-    this.stopButton.hidden = !this.transcript.streaming;
-    document.body.dataset.status = answer?.status ?? 'empty';
+    setText(this.bytes, answer === undefined ? '' : formatBytes(answer.bytes));
+    setHidden(this.bytes, answer === undefined || (answer.bytes === 0 && status === undefined));
+    setHidden(this.stopButton, !this.transcript.streaming);
+    setData(document.body, 'status', answer?.status ?? 'empty');
   }
 }

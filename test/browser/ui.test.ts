@@ -459,6 +459,42 @@ describe('webview UI in Chromium', function () {
       await waitForMessage(page, 'exportMarkdown');
     });
 
+    it('while an answer streams, the header writes only what changed: its status once, the size as it grows', async () => {
+      page = await open('panel');
+      await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'Explain'), turn('a1', 'assistant', '')]) });
+      await page.getByRole('button', { name: 'Stop' }).waitFor();
+      await send(page, { type: 'status', turnId: 'a1', httpStatus: 200 });
+      await page.locator('.aq-panel-header [data-role="http-status"]', { hasText: 'HTTP 200' }).waitFor();
+      // Every change the page makes to the body's status and the header from here on.
+      await page.evaluate(() => {
+        const seen = { status: 0, header: 0, bytes: 0 };
+        (window as unknown as { __seen: typeof seen }).__seen = seen;
+        new MutationObserver((records) => (seen.status += records.length)).observe(document.body, { attributes: true, attributeFilter: ['data-status'] });
+        const bytes = document.querySelector('[data-role="bytes"]');
+        new MutationObserver((records) => {
+          for (const record of records) {
+            if (bytes?.contains(record.target) === true) seen.bytes++;
+            else seen.header++;
+          }
+        }).observe(document.querySelector('.aq-panel-header') as Node, { subtree: true, childList: true, characterData: true, attributes: true });
+      });
+      // Twenty renders, one per frame (each render refreshes the header), the size growing in four.
+      for (let i = 0; i < 20; i++) {
+        await send(page, { type: 'append', turnId: 'a1', text: i % 5 === 0 ? `Part ${i}: ${'word '.repeat(60)}\n\n` : 'x' });
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      }
+      await page.waitForFunction(() => document.querySelector('.aq-answer')?.textContent?.includes('Part 15') === true);
+      const streaming = await page.evaluate(() => ({ ...(window as unknown as { __seen: { status: number; header: number; bytes: number } }).__seen }));
+      assert.equal(streaming.status, 0, 'the body\'s status stays "streaming" without being written again');
+      assert.equal(streaming.header, 0, 'the HTTP status and Stop are not written again');
+      assert.ok(streaming.bytes >= 1 && streaming.bytes <= 20, `the size is written when it changes (${streaming.bytes} writes for 20 appends)`);
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'done' });
+      await page.waitForFunction(() => document.body.dataset.status === 'done');
+      const ended = await page.evaluate(() => (window as unknown as { __seen: { status: number } }).__seen.status);
+      assert.equal(ended, 1, 'the status is written once, when the answer ends');
+      assert.equal(await page.getByRole('button', { name: 'Stop' }).isHidden(), true);
+    });
+
     it('a new panel whose answer starts at once: the warm-up waits until the answer has been quiet, then runs', async () => {
       // The answer starts as the page loads (a script right after the bundle), in bursts 120 ms
       // apart: between them the page is idle, as between the host's messages of a fast answer.
