@@ -1,6 +1,6 @@
 import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes, formatDuration } from '../shared/format';
-import { button, h, setData, setHidden } from './dom';
+import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
 import type { SurfaceView } from './surface';
@@ -229,17 +229,17 @@ class Column {
   /** Status, first byte, total and length: measured by the host once the answer ended, the view's own clock until then. */
   private showFacts(): void {
     const status = this.answer.httpStatus;
-    this.http.textContent = status === undefined ? '' : `HTTP ${status}`;
-    this.http.hidden = status === undefined;
+    setText(this.http, status === undefined ? '' : `HTTP ${status}`);
+    setHidden(this.http, status === undefined);
     this.http.classList.toggle('aq-badge-error', status !== undefined && status >= 400);
     const streaming = this.answer.status === 'streaming';
     const firstByte = this.turn.firstByteMs ?? (this.firstByteAt === undefined ? undefined : this.firstByteAt - this.turn.startedAt);
-    this.firstByte.textContent = firstByte === undefined ? '' : `first byte ${formatDuration(Math.max(0, firstByte))}`;
-    this.firstByte.hidden = firstByte === undefined;
+    setText(this.firstByte, firstByte === undefined ? '' : `first byte ${formatDuration(Math.max(0, firstByte))}`);
+    setHidden(this.firstByte, firstByte === undefined);
     const total = this.turn.durationMs ?? (streaming ? Date.now() - this.turn.startedAt : undefined);
-    this.total.textContent = total === undefined ? '' : `${streaming ? 'elapsed' : 'total'} ${formatDuration(Math.max(0, total))}`;
-    this.total.hidden = total === undefined;
-    this.length.textContent = formatBytes(this.answer.bytes);
+    setText(this.total, total === undefined ? '' : `${streaming ? 'elapsed' : 'total'} ${formatDuration(Math.max(0, total))}`);
+    setHidden(this.total, total === undefined);
+    setText(this.length, formatBytes(this.answer.bytes));
     setHidden(this.stop, !streaming);
     setData(this.element, 'status', this.answer.status);
   }

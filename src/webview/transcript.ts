@@ -322,15 +322,7 @@ export class AutoScroller {
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly scroller: HTMLElement) {
-    scroller.addEventListener('scroll', () => {
-      const top = scroller.scrollTop;
-      if (scroller.scrollHeight - top - scroller.clientHeight < 24) {
-        this.following(true);
-      } else if (top < this.top - 1) {
-        this.following(false);
-      }
-      this.top = top;
-    });
+    scroller.addEventListener('scroll', () => this.seen());
     scroller.style.overflowAnchor = 'none';
     // The content also grows with no change to the DOM: a chunk or group off screen takes an
     // estimated height until the browser lays it out (webview.css), so the end moves after the
@@ -354,8 +346,27 @@ export class AutoScroller {
     }
   }
 
+  /** Where the view is now: at the end it follows; moved up since it was last put or seen, it lets go. */
+  private seen(): void {
+    const top = this.scroller.scrollTop;
+    if (this.scroller.scrollHeight - top - this.scroller.clientHeight < 24) {
+      this.following(true);
+    } else if (top < this.top - 1) {
+      this.following(false);
+    }
+    this.top = top;
+  }
+
   /** Content changed: follow it if the user is at the bottom. */
   update(): void {
+    if (!this.stick) {
+      return;
+    }
+    // A scroll's event comes with the next frame: a follow before it (a put-off follow's timer, a
+    // resize notice) would undo the reader's scroll up (and the event would then find the view at
+    // the end, following again). Where the view is now counts first; the follow reads the layout
+    // anyway.
+    this.seen();
     if (!this.stick) {
       return;
     }

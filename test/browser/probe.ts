@@ -31,6 +31,7 @@ count(DOMParser.prototype, 'parseFromString', 'sanitized');
 export { buildMarkup } from '../../src/webview/render/markup';
 export { purifiedFragment } from '../../src/webview/render/markdown';
 export { renderMarkup as markupOf } from '../../src/webview/render/parse';
+export { AutoScroller } from '../../src/webview/transcript';
 
 /** An answer element (`out`) in a view 400 px high that scrolls (`scroller`), added to the page: the answer panel's shape. */
 export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {

@@ -1097,6 +1097,40 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(losing.equal && atOnce.equal, summary);
   });
 
+  it('a view that follows its text lets go when the reader scrolls up, also when a follow comes before the scroll\'s event', async () => {
+    const result = await page.evaluate(async () => {
+      const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
+      const Scroller = window.AQ.AutoScroller as NonNullable<RendererGlobal['AutoScroller']>;
+      const view = new Scroller(scroller);
+      const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+      // The text grows for a few frames, and the view follows it to its end.
+      for (let i = 0; i < 5; i++) {
+        out.append(Object.assign(document.createElement('p'), { textContent: `Paragraph ${i}. ${'word '.repeat(400)}` }));
+        view.update();
+        await frame();
+      }
+      const followed = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight;
+      // The reader scrolls up; before the scroll's event (it comes with the next frame), more text
+      // comes and the view is asked to follow it (as a put-off follow's timer or a resize notice does).
+      scroller.scrollTop = 100;
+      out.append(Object.assign(document.createElement('p'), { textContent: 'More.' }));
+      view.update();
+      const right = scroller.scrollTop;
+      await frame();
+      await frame();
+      // And from there on, new text does not move it.
+      out.append(Object.assign(document.createElement('p'), { textContent: 'Even more.' }));
+      view.update();
+      await frame();
+      const after = scroller.scrollTop;
+      scroller.remove();
+      return { followed, right, after };
+    });
+    assert.ok(result.followed < 24, `the view followed the text to its end: ${JSON.stringify(result)}`);
+    assert.equal(result.right, 100, `the reader's scroll stands: ${JSON.stringify(result)}`);
+    assert.equal(result.after, 100, `and the view no longer follows: ${JSON.stringify(result)}`);
+  });
+
   it('highlighting is capped per block: past the cap, code is plain text', async () => {
     const result = await page.evaluate(() => {
       const code = Array.from({ length: 8000 }, (_, i) => `let v${i} = "${'x'.repeat(20)}";`).join('\n');

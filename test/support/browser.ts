@@ -225,7 +225,7 @@ export interface RendererGlobal {
     container: HTMLElement,
     options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; onDone?: () => void; wantHeld?: (ids: readonly number[]) => void; offThread?: boolean },
   ) => Required<PageRenderer>;
-  /** Only in the benchmark's page (bench/page.ts): how the webview's views follow their text (transcript.ts). */
+  /** Only in the benchmark's page (bench/page.ts) and the tests' probe: how the webview's views follow their text (transcript.ts). */
   AutoScroller?: new (scroller: HTMLElement) => { update(): void };
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
