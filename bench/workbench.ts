@@ -69,6 +69,8 @@ interface ProbeRecord {
   gaps: [number, number][];
   /** Long tasks: [start, length]. */
   longTasks: [number, number][];
+  /** Long animation frames (Chromium's Long Animation Frames API; none where it is missing). */
+  frames: LongFrame[];
   /** When the panel's `body[data-status]` was "done" and its last answer all rendered (`aria-busy` false), and a frame after that. */
   doneAt?: number;
   donePaintedAt?: number;
@@ -83,6 +85,18 @@ interface ProbeRecord {
   textChars: number;
 }
 
+/**
+ * A long animation frame (over 50 ms of work): when it started, how long it took, how long its
+ * rendering took (style, layout, paint: from `renderStart`), and its longest scripts: what ran
+ * them, where, for how long, and how much of that was style and layout they forced.
+ */
+interface LongFrame {
+  readonly start: number;
+  readonly duration: number;
+  readonly render: number;
+  readonly scripts: ReadonlyArray<{ readonly invoker: string; readonly where: string; readonly duration: number; readonly forcedLayout: number }>;
+}
+
 type ProbeWindow = Window & { aqProbe?: ProbeRecord };
 
 /**
@@ -93,7 +107,7 @@ type ProbeWindow = Window & { aqProbe?: ProbeRecord };
 function installProbe(body: HTMLElement | SVGElement, options: { markers: boolean; done: boolean; footer?: string }): void {
   const win = window as ProbeWindow & { aqProbeStop?: () => void };
   win.aqProbeStop?.();
-  const record: ProbeRecord = { marks: {}, gaps: [], longTasks: [], textChars: 0, arrivals: {} };
+  const record: ProbeRecord = { marks: {}, gaps: [], longTasks: [], frames: [], textChars: 0, arrivals: {} };
   win.aqProbe = record;
   // What the extension host posts to a webview (see protocol/messages.ts): when the text got here.
   const onMessage = (event: MessageEvent<{ type?: string; text?: string }>): void => {
@@ -119,6 +133,19 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
     for (const entry of list.getEntries()) record.longTasks.push([performance.timeOrigin + entry.startTime, entry.duration]);
   });
   tasks.observe({ entryTypes: ['longtask'] });
+  type ScriptTiming = { invoker: string; sourceURL: string; sourceFunctionName: string; duration: number; forcedStyleAndLayoutDuration: number };
+  const frames = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as Array<PerformanceEntry & { renderStart: number; scripts: ScriptTiming[] }>) {
+      const scripts = [...entry.scripts].sort((a, b) => b.duration - a.duration).slice(0, 4);
+      record.frames.push({
+        start: performance.timeOrigin + entry.startTime,
+        duration: entry.duration,
+        render: entry.renderStart > 0 ? entry.startTime + entry.duration - entry.renderStart : 0,
+        scripts: scripts.map((script) => ({ invoker: script.invoker, where: `${script.sourceFunctionName}@${script.sourceURL.split('/').pop() ?? ''}`, duration: script.duration, forcedLayout: script.forcedStyleAndLayoutDuration })),
+      });
+    }
+  });
+  if (PerformanceObserver.supportedEntryTypes.includes('long-animation-frame')) frames.observe({ type: 'long-animation-frame' });
   const observers: Array<{ disconnect(): void }> = [];
   const afterFrame = (store: (domAt: number, paintedAt: number) => void): void => {
     const domAt = Date.now();
@@ -193,6 +220,7 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
     running = false;
     window.removeEventListener('message', onMessage);
     tasks.disconnect();
+    frames.disconnect();
     for (const observer of observers) observer.disconnect();
   };
 }
@@ -272,6 +300,8 @@ function median(values: readonly number[]): number {
  */
 interface Stall {
   readonly gap: number;
+  /** When the longest gap ended, after `from` (a gap that began before it counts too). */
+  readonly gapEndedAfter: number;
   readonly task: number;
   readonly tasks: number;
   readonly gapsOver: number;
@@ -282,7 +312,24 @@ function longestStall(record: ProbeRecord, from: number, to: number, last: numbe
   const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to);
   const tasks = record.longTasks.filter(([start, length]) => start <= to && start + length >= from).map(([, length]) => length);
   const over = gaps.filter(([, length]) => length > STALL_GOAL_MS);
-  return { gap: Math.max(0, ...gaps.map(([, length]) => length)), task: Math.max(0, ...tasks), tasks: tasks.length, gapsOver: over.length, gapsOverAfterLast: over.filter(([end]) => end > last).length };
+  const longest = gaps.reduce<readonly [number, number] | undefined>((most, gap) => (most === undefined || gap[1] > most[1] ? gap : most), undefined);
+  return { gap: longest?.[1] ?? 0, gapEndedAfter: longest === undefined ? 0 : longest[0] - from, task: Math.max(0, ...tasks), tasks: tasks.length, gapsOver: over.length, gapsOverAfterLast: over.filter(([end]) => end > last).length };
+}
+
+/**
+ * What the long animation frames during the longest gap of `stall` were made of, as the page of
+ * `record` sees them (in code-server the webview and the workbench share one main thread).
+ */
+function stallFrames(record: ProbeRecord, from: number, stall: Stall): string {
+  const end = from + stall.gapEndedAfter;
+  const frames = record.frames.filter((frame) => frame.start <= end && frame.start + frame.duration >= end - stall.gap);
+  if (frames.length === 0) return 'no long animation frame in it (tasks between frames, or frames under 50 ms each)';
+  return frames
+    .map((frame) => {
+      const scripts = frame.scripts.map((script) => `${script.invoker} ${script.where} ${ms(script.duration)}${script.forcedLayout >= 1 ? ` (${ms(script.forcedLayout)} forced style and layout)` : ''}`).join(', ');
+      return `a frame of ${ms(frame.duration)}: rendering ${ms(frame.render)}; scripts ${scripts === '' ? 'none' : scripts}`;
+    })
+    .join('; ');
 }
 
 function ms(value: number): string {
@@ -404,7 +451,7 @@ async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | unde
 function stallRow(thread: string, stall: Stall | undefined, silentMs: number, goal: boolean, what = 'it streams'): BenchRow {
   const value = stall === undefined
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
-    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${stall.gap.toFixed(1)} ms, ${Math.round((stall.gap * 60) / 1000)} frames at 60 Hz; ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
+    : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${stall.gap.toFixed(1)} ms, ${Math.round((stall.gap * 60) / 1000)} frames at 60 Hz, ending ${ms(stall.gapEndedAfter)} after the first byte; ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const worst = stall === undefined ? silentMs : Math.max(stall.gap, stall.task);
   return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: worst <= STALL_GOAL_MS } : {}) };
 }
@@ -415,7 +462,14 @@ function stallRow(thread: string, stall: Stall | undefined, silentMs: number, go
  */
 function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string): BenchRow[] {
   const lastText = panel.lastTextAt ?? last;
-  return [stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what), stallRow('workbench', longestStall(top, first, doneAt, lastText), silentMs, true, what)];
+  // Long animation frames are reported to the workbench's page only (the webview is a
+  // cross-origin frame in it), without the webview's scripts by name.
+  const workbenchStall = longestStall(top, first, doneAt, lastText);
+  return [
+    stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what),
+    stallRow('workbench', workbenchStall, silentMs, true, what),
+    { name: `workbench: the workbench's longest stall while ${what ?? 'it streams'}, by its long animation frames`, value: stallFrames(top, first, workbenchStall) },
+  ];
 }
 
 /**
