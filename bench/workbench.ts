@@ -141,7 +141,7 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
         start: performance.timeOrigin + entry.startTime,
         duration: entry.duration,
         render: entry.renderStart > 0 ? entry.startTime + entry.duration - entry.renderStart : 0,
-        scripts: scripts.map((script) => ({ invoker: script.invoker, where: `${script.sourceFunctionName}@${script.sourceURL.split('/').pop() ?? ''}`, duration: script.duration, forcedLayout: script.forcedStyleAndLayoutDuration })),
+        scripts: scripts.map((script) => ({ invoker: script.invoker, where: `${script.sourceFunctionName}@${(script.sourceURL.split('?')[0] ?? '').split('/').pop() ?? ''}`, duration: script.duration, forcedLayout: script.forcedStyleAndLayoutDuration })),
       });
     }
   });
