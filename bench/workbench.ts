@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { FrameLocator, Locator, Page } from 'playwright-core';
+import type { ElementHandle, FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
 import { delay, waitFor } from '../test/launch/util';
@@ -430,6 +430,14 @@ async function panelBody(page: Page): Promise<{ frame: FrameLocator; body: Locat
 async function watch<T>(target: Locator, pick: (record: ProbeRecord) => T | undefined, capMs: number): Promise<{ found?: T; record?: ProbeRecord; silentMs: number }> {
   const deadline = Date.now() + capMs;
   const element = await target.elementHandle();
+  try {
+    return await pollProbe(element, pick, deadline);
+  } finally {
+    await element.dispose();
+  }
+}
+
+async function pollProbe<T>(element: ElementHandle, pick: (record: ProbeRecord) => T | undefined, deadline: number): Promise<{ found?: T; record?: ProbeRecord; silentMs: number }> {
   let lastAnswer = Date.now();
   let longestSilence = 0;
   let record: ProbeRecord | undefined;

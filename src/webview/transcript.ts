@@ -362,20 +362,20 @@ export class AutoScroller {
     if (!this.stick) {
       return;
     }
-    // A scroll's event comes with the next frame: a follow before it (a put-off follow's timer, a
-    // resize notice) would undo the reader's scroll up (and the event would then find the view at
-    // the end, following again). Where the view is now counts first; the follow reads the layout
-    // anyway.
-    this.seen();
-    if (!this.stick) {
-      return;
-    }
     const wait = this.flooding ? this.followedAt + FLOOD_FOLLOW_MS - performance.now() : 0;
     if (wait > 0) {
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
         this.update();
       }, wait);
+      return;
+    }
+    // A scroll's event comes with the next frame: a follow before it (a put-off follow's timer, a
+    // resize notice) would undo the reader's scroll up (and the event would then find the view at
+    // the end, following again). Where the view is now counts first; the follow reads the layout
+    // anyway (a follow put off reads none).
+    this.seen();
+    if (!this.stick) {
       return;
     }
     const before = this.top;

@@ -478,7 +478,8 @@ describe('webview UI in Chromium', function () {
           }
         }).observe(document.querySelector('.aq-panel-header') as Node, { subtree: true, childList: true, characterData: true, attributes: true });
       });
-      // Twenty renders, one per frame (each render refreshes the header), the size growing in four.
+      // Twenty renders, one per frame (each render refreshes the header); the size grows with each append,
+      // and its text changes when the formatted size does (the old code also wrote it again at every render).
       for (let i = 0; i < 20; i++) {
         await send(page, { type: 'append', turnId: 'a1', text: i % 5 === 0 ? `Part ${i}: ${'word '.repeat(60)}\n\n` : 'x' });
         await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
