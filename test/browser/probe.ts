@@ -46,6 +46,19 @@ export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
 }
 
 /**
+ * Makes the page's clock run `times` fast from now on (to a renderer, every piece of work then
+ * takes that much longer: a slow page); returns what gives the page its own clock back.
+ */
+export function fastClock(times: number): () => void {
+  const realNow = performance.now.bind(performance);
+  const start = realNow();
+  performance.now = () => start + (realNow() - start) * times;
+  return () => {
+    performance.now = realNow;
+  };
+}
+
+/**
  * How the page's clock moves while a {@link onPageClock} renderer renders: real time (times
  * `slowdown`), or, with `msPerKChar`, only by the work done (that many ms per thousand characters
  * parsed), so that its budget and its pace are the same on an idle and on a busy test machine.
