@@ -7,13 +7,18 @@ import type { BenchRow } from './core';
 /** Runs `work` under one load. */
 export type UnderLoad = <T>(work: () => Promise<T>) => Promise<T>;
 
+/** The processes that keep a core busy now (see cpu.ts, which names their time). */
+export const spinners = new Set<number>();
+
 /** Runs `work` while one core is kept busy (a process that spins); the process ends with the work. */
 export async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
   const spinner = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  if (spinner.pid !== undefined) spinners.add(spinner.pid);
   try {
     return await work();
   } finally {
     spinner.kill();
+    if (spinner.pid !== undefined) spinners.delete(spinner.pid);
   }
 }
 

@@ -3,9 +3,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 
-/** The rendering pipeline's categories (script, style, layout, paint, compositing), and JavaScript samples with `withSamples`. */
+/** The rendering pipeline's categories (script, style, layout, paint, compositing, and the fonts a layout waits for), and JavaScript samples with `withSamples`. */
 function categories(withSamples: boolean): string[] {
-  const pipeline = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'blink', 'cc', 'gpu', 'toplevel', 'ipc', 'mojom', 'blink.user_timing'];
+  const pipeline = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'blink', 'cc', 'gpu', 'toplevel', 'ipc', 'mojom', 'blink.user_timing', 'fonts'];
   return withSamples ? [...pipeline, 'disabled-by-default-v8.cpu_profiler'] : pipeline;
 }
 

@@ -499,12 +499,13 @@ describe('webview UI in Chromium', function () {
     it('a new panel whose answer starts at once: the warm-up waits until the answer has been quiet, then runs', async () => {
       // The answer starts as the page loads (a script right after the bundle), in bursts 120 ms
       // apart: between them the page is idle, as between the host's messages of a fast answer.
-      // The warm-up's one visible step lays a sample answer out, hidden, in the body.
+      // The warm-up's one visible step lays a sample answer out, hidden, in the body (its font samples
+      // come at once, in a box of their own: see the next test).
       const inline = `
         window.__warmedAt = [];
         new MutationObserver((records) => {
           for (const record of records) for (const node of record.addedNodes) {
-            if (node instanceof HTMLElement && node.classList.contains('aq-answer') && node.getAttribute('aria-hidden') === 'true') window.__warmedAt.push(performance.now());
+            if (node instanceof HTMLElement && node.classList.contains('aq-answer') && node.getAttribute('aria-hidden') === 'true' && node.dataset.warmUp !== 'fonts') window.__warmedAt.push(performance.now());
           }
         }).observe(document.body, { childList: true });
         window.postMessage(${JSON.stringify({ type: 'state', state: state('panel', [turn('q1', 'user', 'Explain'), turn('a1', 'assistant', '')]) })}, '*');
@@ -533,6 +534,65 @@ describe('webview UI in Chromium', function () {
       });
       assert.ok(warmedAt[0] > lastTextAt, `the warm-up laid its sample out ${(lastTextAt - warmedAt[0]).toFixed(0)} ms before the answer's last text: it ran while the answer streamed`);
       assert.match(text, /Burst 15: some code, bold words and a link\./, 'the whole answer is there');
+    });
+
+    it('a new panel lays out, while idle and before any answer, text in every font an answer is set in, one sample a task', async () => {
+      // Each sample the warm-up lays out: the fonts of its text (family, size, weight, style), and when.
+      const inline = `
+        window.__samples = [];
+        window.__boxes = { added: 0, removed: 0 };
+        const fontsOf = (root) => {
+          const fonts = [];
+          for (const element of [root, ...root.querySelectorAll('*')]) {
+            if (![...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.textContent.trim() !== '')) continue;
+            const style = getComputedStyle(element);
+            fonts.push([style.fontFamily, style.fontSize, style.fontWeight, style.fontStyle].join(' / '));
+          }
+          return fonts;
+        };
+        window.__fontsOf = fontsOf;
+        new MutationObserver((records) => {
+          for (const record of records) {
+            for (const node of record.addedNodes) {
+              if (node instanceof HTMLElement && node.dataset.warmUp === 'fonts') window.__boxes.added++;
+              if (node instanceof HTMLElement && record.target instanceof HTMLElement && record.target.dataset.warmUp === 'fonts') {
+                window.__samples.push({ at: performance.now(), text: node.textContent, fonts: fontsOf(node) });
+              }
+            }
+            for (const node of record.removedNodes) if (node instanceof HTMLElement && node.dataset.warmUp === 'fonts') window.__boxes.removed++;
+          }
+        }).observe(document.body, { childList: true, subtree: true });`;
+      const pathname = `/panel-${++pages}`;
+      server.route(pathname, 'text/html', webviewPage({ origin: server.origin, surface: 'panel', scripts: ['/webview.js'], styles: ['/codicon.css', '/webview.css'], inline }));
+      page = await browser.newPage({ viewport: { width: 420, height: 640 } });
+      await page.addInitScript(violations);
+      await page.goto(`${server.origin}${pathname}`);
+      await page.waitForFunction(() => (window as unknown as { __boxes: { removed: number } }).__boxes.removed > 0, undefined, { timeout: 30_000, polling: 250 });
+      const seen = await page.evaluate(() => {
+        const found = window as unknown as { __samples: Array<{ at: number; text: string; fonts: string[] }>; __boxes: { added: number; removed: number } };
+        return { samples: found.__samples, boxes: found.__boxes, left: document.querySelectorAll('[data-warm-up]').length };
+      });
+      assert.deepEqual(seen.boxes, { added: 1, removed: 1 }, 'one box of samples, out of the page once done');
+      assert.equal(seen.left, 0);
+      const texts = seen.samples.map((sample) => sample.text).join(' ');
+      for (const script of ['日本語', '🚀', 'Ελληνικά', 'العربية', 'עברית', 'हिन्दी']) assert.ok(texts.includes(script), `a sample of ${script}`);
+      // One sample a task: a browser's first layout of a font can wait for its own process, and the page's frames do not wait for more than one.
+      assert.equal(new Set(seen.samples.map((sample) => sample.at)).size, seen.samples.length, 'every sample was laid out in a task of its own');
+      // An answer with every kind of text an answer's markup sets.
+      const answer = [
+        '# One', '## Two', '### Three', '#### Four', '',
+        'Plain, **bold**, *italic*, `code` and a [link](https://example.com).', '',
+        '- item *one*', '1. item **two**', '',
+        '| key | value |', '| --- | --- |', '| `a` | **b** |', '',
+        '> A quote with `code`.', '',
+        '```ts', 'const x = "text"; // note', 'function f() { return 1; }', '```', '',
+      ].join('\n');
+      await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'Explain'), turn('a1', 'assistant', answer)]) });
+      await page.waitForFunction(() => document.querySelector('[data-role="assistant"] .aq-answer code .hljs-comment') !== null);
+      const used = await page.evaluate(() => (window as unknown as { __fontsOf: (root: Element) => string[] }).__fontsOf(document.querySelector('[data-role="assistant"] .aq-answer') as Element));
+      const warmed = new Set(seen.samples.flatMap((sample) => sample.fonts));
+      const missing = [...new Set(used)].filter((font) => !warmed.has(font));
+      assert.deepEqual(missing, [], `every font of the answer's text was laid out by the warm-up (the samples had: ${[...warmed].join('; ')})`);
     });
 
     it('a 403 in the panel shows the status and Set API Key…', async () => {

@@ -1,3 +1,4 @@
+import { h } from '../dom';
 import { highlightLanguages } from './code';
 import { IncrementalRenderer } from './incremental';
 import { renderMarkdownOnce } from './markdown';
@@ -7,15 +8,23 @@ const SAMPLE = '# Title\n\nSome **bold**, `code` and a [link](https://example.co
 
 /**
  * Gets the renderer ready while the page is idle: the first answer would otherwise pay, in its
- * first frames, for compiling highlight.js grammars (one per language) and for the first runs of
- * markdown-it and the sanitizer. One piece per long idle period while no answer streams (see
- * STEP_IDLE_MS and QUIET_MS), so the page never waits for it.
+ * first frames, for the fonts its text is set in (see FONT_SAMPLES), for compiling highlight.js
+ * grammars (one per language) and for the first runs of markdown-it and the sanitizer. The fonts
+ * come first and at once, one small sample per idle period; the rest one piece per long idle
+ * period while no answer streams (see STEP_IDLE_MS and QUIET_MS), so the page never waits for it.
  */
-export function warmUp(schedule: (work: () => void) => void = idle): void {
+export function warmUp(schedule: (work: () => void) => void = idle, scheduleFonts: (work: () => void) => void = fontIdle): void {
   const steps: Array<() => void> = [() => void renderMarkdownOnce(SAMPLE), layOut, ...LONG_BLOCKS.map((block) => () => stream(block()))];
   for (const language of highlightLanguages()) {
     steps.push(() => void renderMarkdownOnce('```' + language + '\nconst x = "a" + 1; // b\n```\n'));
   }
+  run(steps, schedule);
+  const fonts = new FontSamples();
+  run([...FONT_SAMPLES.map((sample) => () => fonts.lay(sample())), () => fonts.remove()], scheduleFonts);
+}
+
+/** Runs `steps` in order, each when `schedule` says. */
+function run(steps: Array<() => void>, schedule: (work: () => void) => void): void {
   const next = (): void => {
     steps.shift()?.();
     if (steps.length > 0) {
@@ -40,26 +49,84 @@ const LONG_BLOCKS = [
   () => '```ts\n' + many((i) => `const v${i} = f(${i}); // ${LINE}`) + '```\n',
 ];
 
-/** Text in the scripts answers often mix in, whose fonts the browser looks for on first use. */
-const SCRIPTS = '\n\nÜnïcödé — 日本語、中文、한국어 🚀✅ Ελληνικά Кириллица العربية עברית हिन्दी\n\n```ts\nconst s = "日本語 🚀";\n```\n';
-
-/**
- * Lays a rendered sample out in the page, out of sight: the first answer's first frame would
- * otherwise pay for finding the fonts (code, emoji, other scripts) and shaping text with them
- * (in the workbench, 80 ms of layout in a first frame with emoji and CJK text).
- */
+/** Lays the rendered sample answer out in the page, out of sight: the renderer's code that places and follows text runs once. */
 function layOut(): void {
   if (document.body === null) {
     return;
   }
-  const sample = document.createElement('div');
-  sample.className = 'aq-answer markdown-body';
-  sample.setAttribute('aria-hidden', 'true');
-  sample.style.cssText = 'position:absolute;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none';
+  const sample = hidden();
   document.body.append(sample);
-  stream(SAMPLE + SCRIPTS, sample);
+  stream(SAMPLE, sample);
   void sample.offsetHeight;
   sample.remove();
+}
+
+/** An answer's box out of sight: laid out as answers are, never seen, never read out. */
+function hidden(): HTMLElement {
+  const box = h('div', { className: 'aq-answer markdown-body', attrs: { 'aria-hidden': 'true' } });
+  box.style.cssText = 'position:absolute;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none';
+  return box;
+}
+
+/** A code block as the renderer makes it, holding `parts`. */
+function codeBlock(...parts: Array<Node | string>): HTMLElement {
+  return h('div', { className: 'aq-code' }, h('div', { className: 'aq-code-actions' }, h('span', { className: 'aq-code-lang', text: 'ts' })), h('pre', {}, h('code', { className: 'hljs language-ts' }, h('span', { className: 'aq-code-chunk' }, ...parts))));
+}
+
+const TEXT = 'Text ünïcödé — “quoted” … 12:30';
+const CJK = '日本語、中文、한국어';
+const EMOJI = '🚀✅⚠️';
+
+/**
+ * What an answer's text is set in, one sample a step: each typeface at each size and weight the
+ * answer's markup gives it (webview.css), then the scripts answers often mix in. The first time a
+ * page lays out text in a font at a size, the browser asks its own process, synchronously, how to
+ * render it (and for a script the page's fonts lack, which font has it, and loads that font). In
+ * the workbench the webview shares its process's main thread with the whole workbench: a 10 MiB
+ * answer's first frame waited 14-17 ms for each of two such answers, in a 36 ms layout of 363
+ * layout objects (later frames laid out twice as many in 1.5 ms). Laid out one at a time while
+ * the page is idle, before an answer comes, no frame of an answer waits for them, and no step of
+ * the warm-up takes more than one or two such waits.
+ */
+const FONT_SAMPLES: ReadonlyArray<() => Node> = [
+  () => h('p', { text: TEXT }),
+  () => h('p', {}, h('strong', { text: TEXT })),
+  () => h('p', {}, h('em', { text: TEXT })),
+  () => h('p', {}, h('code', { text: TEXT })),
+  ...(['h1', 'h2', 'h3', 'h4'] as const).map((tag) => () => h(tag, { text: TEXT })),
+  () => codeBlock(h('span', { className: 'hljs-keyword', text: 'const' }), ' x = 1;\n'),
+  () => codeBlock(h('span', { className: 'hljs-comment', text: '// ' + TEXT }), '\n'),
+  () => h('p', { text: CJK }),
+  () => h('p', { text: EMOJI }),
+  () => h('h2', { text: `${CJK} ${EMOJI}` }),
+  () => codeBlock(`"${CJK} ${EMOJI}"\n`),
+  () => h('p', { text: 'Ελληνικά Кириллица' }),
+  () => h('p', { text: 'العربية' }),
+  () => h('p', { text: 'עברית' }),
+  () => h('p', { text: 'हिन्दी' }),
+];
+
+/** Lays font samples out, out of sight, one at a time. */
+class FontSamples {
+  private box: HTMLElement | undefined;
+
+  lay(sample: Node): void {
+    if (document.body === null) {
+      return;
+    }
+    if (this.box === undefined) {
+      this.box = hidden();
+      this.box.dataset.warmUp = 'fonts';
+      document.body.append(this.box);
+    }
+    this.box.replaceChildren(sample);
+    void this.box.offsetHeight;
+  }
+
+  remove(): void {
+    this.box?.remove();
+    this.box = undefined;
+  }
 }
 
 /** Streams `text` through a renderer (into `container`, off the page unless given). */
@@ -86,6 +153,12 @@ const STEP_IDLE_MS = 40;
  */
 const QUIET_MS = 1000;
 
+/**
+ * The idle time a font sample waits for: one sample takes a layout of a few layout objects, and at
+ * most one or two of the browser's font answers (see FONT_SAMPLES), 1-17 ms.
+ */
+const FONT_IDLE_MS = 10;
+
 /** When the page last took an answer's text. */
 let answerAt = Number.NEGATIVE_INFINITY;
 
@@ -95,12 +168,22 @@ export function answerActive(): void {
 }
 
 function idle(work: () => void): void {
+  whenIdle(work, STEP_IDLE_MS, () => performance.now() - answerAt >= QUIET_MS);
+}
+
+/** Font samples run in any idle period long enough, answers or not: they are small, and the sooner the better. */
+function fontIdle(work: () => void): void {
+  whenIdle(work, FONT_IDLE_MS, () => true);
+}
+
+/** Runs `work` in the first idle period of at least `leastMs` in which `may()` says so. */
+function whenIdle(work: () => void, leastMs: number, may: () => boolean): void {
   if (typeof requestIdleCallback !== 'function') {
     setTimeout(work, 50);
     return;
   }
   const attempt = (deadline: IdleDeadline): void => {
-    if (deadline.timeRemaining() >= STEP_IDLE_MS && performance.now() - answerAt >= QUIET_MS) {
+    if (deadline.timeRemaining() >= leastMs && may()) {
       work();
     } else {
       requestIdleCallback(attempt);
