@@ -382,7 +382,7 @@ function highlightingPages(browser: Browser, server: LoopbackServer): { page: ()
   const page = async (): Promise<Page> => {
     const fresh = await browser.newPage({ viewport: { width: 800, height: 900 } });
     await fresh.goto(`${server.origin}/`);
-    await fresh.evaluate(() => window.AQ.warmUp?.((work) => work()));
+    await fresh.evaluate(() => window.AQ.warmUp?.((work) => work(), (work) => work()));
     return fresh;
   };
   const worker = async (): Promise<Page> => {

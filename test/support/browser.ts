@@ -237,7 +237,7 @@ export interface RendererGlobal {
   /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
   FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void; ending?(): boolean }): void };
   /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */
-  warmUp?: (schedule?: (work: () => void) => void) => void;
+  warmUp?: (schedule?: (work: () => void) => void, scheduleFonts?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;
   attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;
 }
