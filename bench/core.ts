@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { TextBatcher } from '../src/shared/batcher';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
+import { HeldText } from '../src/shared/answer/heldText';
 import { sendQuery } from '../src/client/queryClient';
+import { timedMarkdown } from '../service/apps';
 
 /** One line of a benchmark report. */
 export interface BenchRow {
@@ -332,7 +334,42 @@ export async function runCoreBench(): Promise<BenchRow[]> {
     await server.close();
   }
   rows.push(...(await batcherBench()));
+  rows.push(heldTextBench());
   return rows;
+}
+
+const HELD_BYTES = 10 * 1024 * 1024;
+/** What the extension host passes at once while a view's 512 KiB in flight are full (see bridge.ts). */
+const HELD_BATCH = 512 * 1024;
+const HELD_RUNS = 7;
+
+/**
+ * The extension host's share of a 10 MiB answer streamed at full speed into a view (the workbench
+ * bench's 10 MiB part): cutting what it holds back into groups of top-level blocks, with
+ * markdown-it's block parser (shared/answer/heldText.ts). On a 2-core machine this processor time
+ * is taken from the workbench's main thread while the answer streams.
+ */
+function heldTextBench(): BenchRow {
+  const text = timedMarkdown(HELD_BYTES);
+  const times: number[] = [];
+  let groups = 0;
+  for (let run = 0; run < HELD_RUNS; run++) {
+    const held = new HeldText();
+    groups = 0;
+    const start = performance.now();
+    for (let at = 0; at < text.length; at += HELD_BATCH) {
+      for (const piece of held.pass(text.slice(at, at + HELD_BATCH))) {
+        if ('groups' in piece) groups += piece.groups.length;
+      }
+    }
+    times.push(performance.now() - start);
+  }
+  const first = times[0];
+  const warm = quantile(times.slice(1), 0.5);
+  return {
+    name: `HeldText: a 10 MiB answer held at the extension host in ${HELD_BATCH / 1024} KiB batches (markdown-it's block parse, the cuts), first run / median of the next ${HELD_RUNS - 1}`,
+    value: `${first.toFixed(0)} / ${warm.toFixed(0)} ms (${((HELD_BYTES / 1024 / 1024) / (warm / 1000)).toFixed(0)} MiB/s warm; ${groups} groups held)`,
+  };
 }
 
 /** What a row says about groups that waited for the view (see src/webview/render/lazy.ts). */
