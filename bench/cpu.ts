@@ -27,7 +27,7 @@ function processRole(pid: number, args: readonly string[], spinners: ReadonlySet
     if (type === 'gpu-process') return 'GPU process';
     return 'browser utilities (network, storage)';
   }
-  if (command.includes('extensionHost') || command.includes('--type=extensionHost')) return 'extension host';
+  if (command.includes('extensionHost')) return 'extension host';
   if (command.includes('code-server')) return 'code-server (server, file watcher, pty host)';
   return undefined;
 }

@@ -19,7 +19,7 @@ export function warmUp(schedule: (work: () => void) => void = idle, scheduleFont
     steps.push(() => void renderMarkdownOnce('```' + language + '\nconst x = "a" + 1; // b\n```\n'));
   }
   run(steps, schedule);
-  run(FONT_SAMPLES.map((sample) => () => layOutFonts(sample())), scheduleFonts);
+  run(FONT_SAMPLES.map((sample) => () => layOutOfSight('fonts', (box) => box.append(sample()))), scheduleFonts);
 }
 
 /** Runs `steps` in order, each when `schedule` says. */
@@ -50,21 +50,24 @@ const LONG_BLOCKS = [
 
 /** Lays the rendered sample answer out in the page, out of sight: the renderer's code that places and follows text runs once. */
 function layOut(): void {
+  layOutOfSight('answer', (box) => stream(SAMPLE, box));
+}
+
+/**
+ * Lays out what `fill` puts in an answer's box, out of sight (laid out as answers are, never seen,
+ * never read out), and takes the box out again in the same task: what the browser found stays
+ * found, and nothing looking for answers in the page ever sees it. `kind` names it (`data-warm-up`).
+ */
+function layOutOfSight(kind: 'answer' | 'fonts', fill: (box: HTMLElement) => void): void {
   if (document.body === null) {
     return;
   }
-  const sample = hidden();
-  document.body.append(sample);
-  stream(SAMPLE, sample);
-  void sample.offsetHeight;
-  sample.remove();
-}
-
-/** An answer's box out of sight: laid out as answers are, never seen, never read out. */
-function hidden(): HTMLElement {
-  const box = h('div', { className: 'aq-answer markdown-body', attrs: { 'aria-hidden': 'true' } });
+  const box = h('div', { className: 'aq-answer markdown-body', attrs: { 'aria-hidden': 'true', 'data-warm-up': kind } });
   box.style.cssText = 'position:absolute;left:-10000px;top:0;width:600px;visibility:hidden;pointer-events:none';
-  return box;
+  document.body.append(box);
+  fill(box);
+  void box.offsetHeight;
+  box.remove();
 }
 
 /** A code block as the renderer makes it, holding `parts`. */
@@ -104,22 +107,6 @@ const FONT_SAMPLES: ReadonlyArray<() => Node> = [
   () => h('p', { text: 'עברית' }),
   () => h('p', { text: 'हिन्दी' }),
 ];
-
-/**
- * Lays `sample` out out of sight, and takes it out again in the same task: the fonts stay found,
- * and no one looking for answers in the page (a test, a screen reader) ever sees it.
- */
-function layOutFonts(sample: Node): void {
-  if (document.body === null) {
-    return;
-  }
-  const box = hidden();
-  box.dataset.warmUp = 'fonts';
-  box.append(sample);
-  document.body.append(box);
-  void box.offsetHeight;
-  box.remove();
-}
 
 /** Streams `text` through a renderer (into `container`, off the page unless given). */
 function stream(text: string, container: HTMLElement = document.createElement('div')): void {
