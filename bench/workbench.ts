@@ -28,7 +28,10 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
  * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `panel`; all by default),
  * and where a Chromium performance trace of the 10 MiB panel run goes (env AQ_WB_TRACE, a file
  * path; none by default), for finding what a stall is made of (AQ_WB_TRACE_JS=1 adds JavaScript
- * samples, which slow the page).
+ * samples, which slow the page). AQ_WB_TRACE_PAINT (a file path) traces the Chat view's first-paint
+ * answers, with JavaScript samples; the probe marks in it (`console.timeStamp`, "aq:" and the
+ * message's type) when each message reached the webview, and "aq:dom" when the answer's first
+ * text was in the DOM.
  */
 const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
@@ -112,6 +115,7 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
   win.aqProbe = record;
   // What the extension host posts to a webview (see protocol/messages.ts): when the text got here.
   const onMessage = (event: MessageEvent<{ type?: string; text?: string }>): void => {
+    console.timeStamp(`aq:${event.data?.type}`);
     if (event.data?.type === 'append') {
       record.lastTextAt = Date.now();
       record.textChars += event.data.text?.length ?? 0;
@@ -161,6 +165,7 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
       const marker = /aq-mark-\d+/.exec(first)?.[0];
       if (marker === undefined || seen.has(marker)) return;
       seen.add(marker);
+      console.timeStamp('aq:dom');
       // Asks the browser for the time it paints this text (set before the paint that shows it).
       answers[answers.length - 1]?.firstElementChild?.setAttribute('elementtiming', marker);
       afterFrame((domAt, paintedAt) => (record.marks[marker] = { domAt, paintedAt, shownAt: shown.get(marker) }));
@@ -663,7 +668,7 @@ async function paintRows(workbench: Workbench): Promise<BenchRow[]> {
   await openViewContainer(page, 'Application Query');
   const chat = await surfaceFrame(page, 'chat');
   await chat.locator('select#aq-application').selectOption(APP.id);
-  const chatLatencies = await firstPaints(workbench, () => Promise.resolve(chat.locator('body')), (question) => sendFromComposer(chat, question), async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done');
+  const chatLatencies = await traced(page, process.env.AQ_WB_TRACE_PAINT, 'the Chat view first paints', () => firstPaints(workbench, () => Promise.resolve(chat.locator('body')), (question) => sendFromComposer(chat, question), async () => (await chat.locator('[data-role="assistant"]').last().getAttribute('data-status')) === 'done'), true);
   return [...latencyRows('answer panel', panelLatencies), ...latencyRows('Chat view', chatLatencies)];
 }
 

@@ -13,7 +13,7 @@ import { registerQueryCommands } from './host/commands/queryCommands';
 import { registerSettingsProblems } from './host/platform/settingsProblems';
 import { Settings } from './host/platform/settings';
 import { HistoryStore } from './client/history';
-import { historyStorage, registerHistory } from './host/history';
+import { historyStorage, registerHistory, type HistoryView } from './host/history';
 import { Log } from './host/platform/log';
 import { FailureNotifier } from './host/query/failures';
 import { AnswerChannel } from './host/output/outputChannelSink';
@@ -36,6 +36,7 @@ export interface ExtensionParts {
   readonly runner: QueryRunner;
   readonly channel: AnswerChannel;
   readonly history: HistoryStore;
+  readonly historyView: HistoryView;
   readonly current: CurrentApplication;
   readonly queryTesting: QueryTesting;
 }
@@ -68,13 +69,13 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerDiagnoseCommand(context, { settings, keys, current, log });
   registerChatView(context, { extensionUri: context.extensionUri, settings, keys, current, runner, registry, history: new ChatHistory(context.workspaceState, () => keys.knownSecrets()) });
   const history = new HistoryStore(historyStorage(context));
-  registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels, answers });
+  const historyView = registerHistory(context, { history, log, settings, current, runner, notifier, registry, panels, answers });
   const compare = registerCompare(context, { extensionUri: context.extensionUri, settings, runner, registry, answers, current });
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
   const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel, compare });
-  return { settings, keys, log, registry, runner, channel, history, current, queryTesting };
+  return { settings, keys, log, registry, runner, channel, history, historyView, current, queryTesting };
 }
 
 /** Nothing to do: every part is disposed through `context.subscriptions`. */

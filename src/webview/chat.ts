@@ -38,7 +38,8 @@ export class ChatView implements SurfaceView {
     this.transcript = new Transcript({
       surface: 'chat',
       post: (message) => host.post(message),
-      changed: () => this.autoScroll.update(),
+      rendered: () => this.autoScroll.update(),
+      changed: () => this.autoScroll.updateSoon(),
       applicationLabel: (id) => this.applications.find((app) => app.id === id)?.label ?? id,
     });
     this.welcome = h('div', { className: 'aq-welcome', attrs: { 'data-role': 'welcome' } });

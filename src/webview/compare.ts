@@ -173,13 +173,8 @@ class Column {
       // generated columns' 5 times longer with every answer's blocks there; here the page renders text.
       textOffThread: false,
       post,
-      // The turn view calls this while it is being built (a column restored with text, or already ended): nothing to show yet.
-      changed: () => {
-        if (!this.built) return;
-        this.scroller?.update();
-        this.showFacts();
-        changed();
-      },
+      rendered: () => this.answerChanged(changed, (scroller) => scroller.update()),
+      changed: () => this.answerChanged(changed, (scroller) => scroller.updateSoon()),
       applicationLabel: () => label,
     });
     const body = h('div', { className: 'aq-column-body', attrs: { tabindex: '0', 'aria-label': `Answer from ${this.name}` } }, this.answer.element);
@@ -190,6 +185,18 @@ class Column {
     this.built = true;
     this.setCount(count);
     this.showFacts();
+  }
+
+  /**
+   * The answer's DOM changed: the column follows it (`follow`: at once in a frame, or in the next
+   * one) and shows its facts. The turn view calls this while it is being built too (a column
+   * restored with text, or already ended): nothing to show yet.
+   */
+  private answerChanged(changed: () => void, follow: (scroller: AutoScroller) => void): void {
+    if (!this.built) return;
+    if (this.scroller !== undefined) follow(this.scroller);
+    this.showFacts();
+    changed();
   }
 
   /** "Diff with…" needs another column. */

@@ -43,8 +43,12 @@ export class PanelView implements SurfaceView {
     this.transcript = new Transcript({
       surface: 'panel',
       post: (message) => host.post(message),
-      changed: () => {
+      rendered: () => {
         this.autoScroll.update();
+        this.refresh();
+      },
+      changed: () => {
+        this.autoScroll.updateSoon();
         this.refresh();
       },
       applicationLabel: (id) => this.applications.find((app) => app.id === id)?.label ?? id,

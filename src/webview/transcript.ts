@@ -9,7 +9,17 @@ export type TurnEnd = Extract<HostToWebview, { type: 'turnEnd' }>;
 /** What a turn view needs from its surface. */
 export interface TurnContext {
   post(message: WebviewToHost): void;
-  /** Called after the DOM of a turn changed (keeps the view scrolled). */
+  /**
+   * Called after an answer's renderer changed its DOM, within an animation frame: the view follows
+   * it at once (the layout that reads is the frame's own).
+   */
+  rendered(): void;
+  /**
+   * Called after a message changed the DOM of the turns (a turn added, an answer's end shown): the
+   * view follows it in the next animation frame. Read at once, the layout would be one of the
+   * message's own: 2 to 4 ms of style and layout in a long conversation, which held up the worker's
+   * reply with an answer's first text (a short answer's end comes right after it).
+   */
   changed(): void;
   /** Display name of an application id. */
   applicationLabel(id: string): string;
@@ -86,7 +96,7 @@ export class AssistantTurnView {
       textOffThread: context.textOffThread,
       wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
       onRender: () => {
-        context.changed();
+        context.rendered();
         this.showDone();
       },
       // The answer's end shows in the frame that rendered it, also when following its text waits for the next.
@@ -320,6 +330,8 @@ export class AutoScroller {
   private frame: CSSNumberish | null = null;
   /** A follow put off while the text floods in. */
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** A follow in the next animation frame (see updateSoon). */
+  private soon: number | undefined;
 
   constructor(private readonly scroller: HTMLElement) {
     scroller.addEventListener('scroll', () => this.seen());
@@ -357,7 +369,18 @@ export class AutoScroller {
     this.top = top;
   }
 
-  /** Content changed: follow it if the user is at the bottom. */
+  /**
+   * Content changed outside an animation frame (a message): follow it in the next frame, which lays
+   * the page out anyway. Several changes before that frame make one follow.
+   */
+  updateSoon(): void {
+    this.soon ??= requestAnimationFrame(() => {
+      this.soon = undefined;
+      this.update();
+    });
+  }
+
+  /** Content changed: follow it now if the user is at the bottom (reads the layout). */
   update(): void {
     if (!this.stick) {
       return;
@@ -395,7 +418,7 @@ export class AutoScroller {
     this.followedAt = performance.now();
   }
 
-  /** Jump to the bottom and follow again (a new question). */
+  /** Jump to the bottom, in the next animation frame, and follow again (a new question, a whole state). */
   reset(): void {
     this.following(true);
     this.flooding = false;
@@ -403,7 +426,7 @@ export class AutoScroller {
     this.streak = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.update();
+    this.updateSoon();
   }
 }
 

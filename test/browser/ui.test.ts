@@ -373,6 +373,57 @@ describe('webview UI in Chromium', function () {
       assert.equal(await page.locator('.aq-transcript').evaluate((el) => el.scrollTop), 0);
     });
 
+    it('a new question, its answer and the answer\'s end do not lay the page out in their messages\' tasks; the view follows them in the next frame', async () => {
+      page = await open('chat');
+      // A conversation longer than the view, scrolled to its end.
+      const earlier = Array.from({ length: 12 }, (_, i) => [turn(`q${i}`, 'user', `question ${i}`), turn(`a${i}`, 'assistant', `Answer ${i}.\n\n${'word '.repeat(80)}`, { status: 'done' })]).flat();
+      await send(page, { type: 'state', state: state('chat', earlier) });
+      await page.locator('[data-turn-id="a11"]').waitFor();
+      const result = await page.evaluate(async () => {
+        const scroller = document.querySelector('.aq-transcript') as HTMLElement;
+        const frames = (n: number): Promise<void> => new Promise((resolve) => {
+          const step = (): void => void (--n === 0 ? resolve() : requestAnimationFrame(step));
+          requestAnimationFrame(step);
+        });
+        await frames(2);
+        // Every read of a property that makes the browser lay the page out, counted.
+        let reads = 0;
+        const watch = (proto: object, name: string): void => {
+          const original = Object.getOwnPropertyDescriptor(proto, name);
+          // The descriptor's getter, taken as the function it is (it is called on each element below).
+          const get: unknown = original === undefined ? undefined : Reflect.get(original, 'get');
+          if (original === undefined || typeof get !== 'function') throw new Error(`no getter ${name}`);
+          Object.defineProperty(proto, name, {
+            ...original,
+            get(this: Element): number {
+              reads++;
+              return (get as (this: Element) => number).call(this);
+            },
+          });
+        };
+        for (const name of ['scrollTop', 'scrollHeight', 'clientHeight', 'clientWidth']) watch(Element.prototype, name);
+        for (const name of ['offsetHeight', 'offsetWidth', 'offsetTop']) watch(HTMLElement.prototype, name);
+        // This listener runs after the page's own, in the same task: what the page read in it is counted by then.
+        const inTask: Record<string, number> = {};
+        window.addEventListener('message', (event: MessageEvent<{ type: string; turn?: { role: string } }>) => {
+          inTask[event.data.turn?.role ?? event.data.type] = reads;
+        });
+        const stamp = { applicationId: 'docs', status: 'streaming', startedAt: 0 };
+        window.postMessage({ type: 'turnStart', turn: { ...stamp, id: 'q12', role: 'user', text: 'a new question', status: 'done' } }, '*');
+        window.postMessage({ type: 'turnStart', turn: { ...stamp, id: 'a12', role: 'assistant', text: '' } }, '*');
+        window.postMessage({ type: 'turnEnd', turnId: 'a12', status: 'done' }, '*');
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const fromEnd = (): number => Math.round(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
+        const before = reads;
+        await frames(2);
+        return { inTask, readsInFrames: reads - before, fromEnd: fromEnd(), tall: scroller.scrollHeight > scroller.clientHeight * 2 };
+      });
+      assert.ok(result.tall, JSON.stringify(result));
+      assert.deepEqual(result.inTask, { user: 0, assistant: 0, turnEnd: 0 }, 'no message read the layout in its own task');
+      assert.ok(result.readsInFrames > 0, 'the follow read it in a frame');
+      assert.equal(result.fromEnd, 0, 'the view followed the new turns to the end');
+    });
+
     it('reaches the very end of an answer whose last chunks take their real height after its last render (a long paragraph in a narrow view)', async () => {
       page = await chatAnswering();
       const result = await page.evaluate(async () => {

@@ -68,4 +68,30 @@ describe('History: every exchange kept, replayable, shareable without the key', 
     assert.ok(!command.includes(keys.echo), 'the key is not in the command');
     assert.ok(!command.includes(keys.echo.slice(-4) + "'"), 'not even its masked form');
   });
+
+  it('answers that end together redraw the History view once, within a second, and a later answer redraws it again', async () => {
+    const api = await hooks();
+    // Nothing of an earlier test still to be drawn.
+    const settled = async (): Promise<number> => {
+      for (let count = api.historyRedraws().length; ; ) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        const now = api.historyRedraws().length;
+        if (now === count) return now;
+        count = now;
+      }
+    };
+    const before = await settled();
+    const results = await Promise.all([1, 2, 3].map((n) => api.runQuery({ applicationId: 'echo', question: `burst ${n}` })));
+    const ended = Date.now();
+    for (const result of results) {
+      await waitFor(() => api.storedHistory().reloaded.some((exchange) => exchange.id === result.outcome.exchangeId), 'the exchange in History');
+    }
+    const after = await settled();
+    const redraws = api.historyRedraws().slice(before);
+    assert.equal(after - before, 1, `three exchanges recorded together make one redraw of the view, not one each (redraws ${redraws.length})`);
+    assert.ok(redraws[0] - ended <= 1000, `the rows are drawn within a second of the answers' end (${redraws[0] - ended} ms)`);
+
+    await api.runQuery({ applicationId: 'echo', question: 'after the burst' });
+    assert.equal((await settled()) - after, 1, 'a later exchange is drawn too');
+  });
 });

@@ -29,6 +29,8 @@ export interface TestHooks {
   setApiKeyWhilePrompting(applicationId: string, key: string, whilePrompting: () => Promise<void>): Promise<void>;
   /** History as stored in the extension's global state (the JSON a reloaded window reads back). */
   storedHistory(): { json: string; reloaded: readonly Exchange[] };
+  /** When the History view was told to redraw its rows (`Date.now()`), since the extension started. */
+  historyRedraws(): readonly number[];
   /** The Testing view's tree of query files, once discovery has run: id, label and children of each item. */
   queryTests(): Promise<TestTreeNode[]>;
   /** The Testing view's Refresh (the controller's refreshHandler: every query file found, read and parsed again); resolves when it is done. */
@@ -70,7 +72,9 @@ export function activate(context: vscode.ExtensionContext): TestHooks {
 /** The product's `deactivate`. */
 export { deactivate } from '../../src/extension';
 
-function testHooks({ settings, keys, runner, channel, current, log, queryTesting }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
+function testHooks({ settings, keys, runner, channel, current, log, queryTesting, historyView }: ExtensionParts, context: vscode.ExtensionContext): TestHooks {
+  const redraws: number[] = [];
+  context.subscriptions.push(historyView.onDidRedraw(() => redraws.push(Date.now())));
   const controller = queryTesting.controller;
   const realCreate = controller.createTestRun.bind(controller);
   let recorders: ((run: vscode.TestRun) => vscode.TestRun)[] = [];
@@ -190,6 +194,7 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
       void stop?.finally(() => cancel.cancel());
       return record(async () => queryTesting.runProfile.runHandler(new vscode.TestRunRequest(include), cancel.token)).finally(() => cancel.dispose());
     },
+    historyRedraws: () => [...redraws],
     storedHistory: () => {
       const storage = historyStorage(context);
       // A new store over the same storage reads what a reloaded window would.

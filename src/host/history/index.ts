@@ -4,8 +4,10 @@ import type { HistoryStorage, HistoryStore } from '../../client/history';
 import type { Log } from '../platform/log';
 import { fileHistoryStorage } from './fileStorage';
 import { registerHistoryCommands, type HistoryCommandDeps } from './historyCommands';
-import { registerHistoryView } from './historyView';
+import { registerHistoryView, type HistoryView } from './historyView';
 import { INSPECTOR_SCHEME, Inspector } from './inspector';
+
+export type { HistoryView } from './historyView';
 
 const STORAGE_KEY = 'applicationQuery.history';
 const UNREADABLE_KEY = 'applicationQuery.history.unreadable';
@@ -32,7 +34,7 @@ export function historyStorage(context: vscode.ExtensionContext): HistoryStorage
 }
 
 /** Registers History: every exchange the runner reports is recorded; the view, the inspector and their commands. */
-export function registerHistory(context: vscode.ExtensionContext, deps: Omit<HistoryCommandDeps, 'inspector'> & { readonly history: HistoryStore; readonly log: Log }): void {
+export function registerHistory(context: vscode.ExtensionContext, deps: Omit<HistoryCommandDeps, 'inspector'> & { readonly history: HistoryStore; readonly log: Log }): HistoryView {
   const inspector = new Inspector(deps.history);
   for (const problem of deps.history.problems) deps.log.warn(`History: ${problem}`);
   context.subscriptions.push(
@@ -42,6 +44,7 @@ export function registerHistory(context: vscode.ExtensionContext, deps: Omit<His
       deps.history.add(exchange).catch((error: unknown) => deps.log.error(`History could not record the exchange: ${error instanceof Error ? error.message : String(error)}`));
     }),
   );
-  registerHistoryView(context, deps.history);
+  const view = registerHistoryView(context, deps.history);
   registerHistoryCommands(context, { ...deps, inspector });
+  return view;
 }
