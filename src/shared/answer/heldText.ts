@@ -12,7 +12,7 @@ import {
   countLines,
   createMarkdown,
   findBoundary,
-  lineStarts,
+  parseBlockLines,
   startsElement,
   startsGroup,
   TextNormalizer,
@@ -158,8 +158,7 @@ export class HeldText {
       const end = Math.min(limit, this.parsedAt + window);
       const text = this.unparsed.slice(this.parsedAt, end);
       const tokens: MarkdownIt.Token[] = [];
-      md.block.parse(text, md, {}, tokens);
-      const starts = lineStarts(text);
+      const starts = parseBlockLines(md, text, {}, tokens);
       const last = findBoundary(tokens, text, starts);
       if (last === undefined) {
         if (end === limit) {

@@ -4,7 +4,7 @@ import { BlockLane } from './blockLane';
 import { Grouper, replacePlacement, type Placement } from './groups';
 import { Backlog, LAZY_KEEP, LAZY_WINDOW, LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
-import { GROUP_SHELL, parseBlocks, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
+import { GROUP_SHELL, parseBlocks, parseBlocksAndLines, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
 import { finishesBy, FramePacer, FULL_BUDGET_MS, pageFrames, WindowPace, type FrameClient } from './pacer';
 import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
@@ -550,8 +550,7 @@ export class IncrementalRenderer {
     // The open part at the tail's end is rendered again after this.
     this.removeTail();
     const text = this.tail.slice(0, Math.min(LAZY_WINDOW, this.tail.length - LAZY_KEEP));
-    const tokens = parseBlocks(text);
-    const starts = lineStarts(text);
+    const { tokens, starts } = parseBlocksAndLines(text);
     // Where each top-level element starts, and whether text can be cut there (undefined: no).
     const cuts: Array<number | undefined> = [];
     tokens.forEach((token, i) => {

@@ -8,9 +8,9 @@
  * it, see shared/answer/heldText.ts) wait the same way, and their text is asked for when they come near.
  */
 
-import { boundaryAt, countLines, estimatedHeight, lineStarts, startsElement } from '../../shared/answer/blocks';
+import { boundaryAt, countLines, estimatedHeight, startsElement } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
-import { parseBlocks, type References } from './parse';
+import { parseBlocksAndLines, type References } from './parse';
 
 /**
  * Text that waits for the view: whole groups of an answer's top-level blocks (incremental.ts) and
@@ -338,8 +338,7 @@ export class LazyGroups {
       return source.length;
     }
     if (group.cuts === undefined) {
-      const tokens = parseBlocks(source);
-      const starts = lineStarts(source);
+      const { tokens, starts } = parseBlocksAndLines(source);
       group.cuts = [];
       tokens.forEach((token, i) => {
         const at = startsElement(token) ? boundaryAt(tokens, i, source, starts) : undefined;

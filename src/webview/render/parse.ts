@@ -6,7 +6,7 @@
 import type MarkdownIt from 'markdown-it';
 import { codeLanguage, highlightCode } from './code';
 import { FILL_ATTR, SAFE_IMAGE, SAFE_LINK } from './markup';
-import { createMarkdown, GROUP_SIZE, startsGroup } from '../../shared/answer/blocks';
+import { createMarkdown, GROUP_SIZE, parseBlockLines, startsGroup } from '../../shared/answer/blocks';
 
 /** The environment shared by one markdown-it parse: the link reference definitions known so far. */
 export type RenderEnv = MarkdownIt.Env;
@@ -443,6 +443,13 @@ export function parseBlocks(text: string, env: RenderEnv = {}): MdToken[] {
   const tokens: MdToken[] = [];
   md.block.parse(text, md, env, tokens);
   return tokens;
+}
+
+/** {@link parseBlocks}, with the start of each of the text's lines (as `lineStarts` gives them) from the same parse. */
+export function parseBlocksAndLines(text: string): { tokens: MdToken[]; starts: number[] } {
+  const tokens: MdToken[] = [];
+  const starts = parseBlockLines(md, text, {}, tokens);
+  return { tokens, starts };
 }
 
 /** Renders tokens (from {@link parseMarkdown}) to unsanitized HTML. */

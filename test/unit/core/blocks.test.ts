@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { createMarkdown, findBoundary, lineStarts, mayHoldCut } from '../../../src/shared/answer/blocks';
+import { createMarkdown, findBoundary, lineStarts, mayHoldCut, parseBlockLines } from '../../../src/shared/answer/blocks';
 
 const md = createMarkdown();
 
@@ -64,6 +64,21 @@ describe('where streamed markdown can be cut (shared/answer/blocks.ts)', () => {
     // The answer's first words, and an open block growing, need no parse.
     for (const text of ['Hello', 'A paragraph\nwrapped on lines', '- a list\n- of items\n', '```ts\ncode\n', '> quoted\n> more']) {
       assert.equal(mayHoldCut(text), false, JSON.stringify(text));
+    }
+  });
+
+  it('one block parse gives the tokens of a block parse and the line starts of a search for line breaks, whatever the text ends with', () => {
+    const pieces = ['a', ' ', '\t', '\n', '  \n', '- x', '> q', '```', '|a|b|', '---', '# h', '    code', '1. y', '[r]: /u', 'text'];
+    const texts = ['', 'a', 'a\n', '\n', '  ', 'a\n  ', 'a\n\t \t', 'a\nb', '\n\n\n', ...TEXTS];
+    // Every text of up to three pieces, so every ending (a line break, a line of spaces and tabs, text) follows every kind of block.
+    for (const x of pieces) for (const y of pieces) for (const z of pieces) texts.push(x + y + z);
+    for (const text of texts) {
+      const expected: ReturnType<typeof md.parse> = [];
+      md.block.parse(text, md, {}, expected);
+      const tokens: ReturnType<typeof md.parse> = [];
+      const starts = parseBlockLines(md, text, {}, tokens);
+      assert.deepEqual(starts, lineStarts(text), JSON.stringify(text));
+      assert.deepEqual(tokens, expected, JSON.stringify(text));
     }
   });
 
