@@ -373,19 +373,17 @@ describe('webview UI in Chromium', function () {
       assert.equal(await page.locator('.aq-transcript').evaluate((el) => el.scrollTop), 0);
     });
 
-    it('a new question, its answer and the answer\'s end do not lay the page out in their messages\' tasks; the view follows them in the next frame', async () => {
+    it('a whole conversation, a new question, its answer and the answer\'s end do not lay the page out in their messages\' tasks; the view follows them in the next frame', async () => {
       page = await open('chat');
-      // A conversation longer than the view, scrolled to its end.
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      // A conversation longer than the view, its answers rendered as the state arrives.
       const earlier = Array.from({ length: 12 }, (_, i) => [turn(`q${i}`, 'user', `question ${i}`), turn(`a${i}`, 'assistant', `Answer ${i}.\n\n${'word '.repeat(80)}`, { status: 'done' })]).flat();
-      await send(page, { type: 'state', state: state('chat', earlier) });
-      await page.locator('[data-turn-id="a11"]').waitFor();
-      const result = await page.evaluate(async () => {
+      const result = await page.evaluate(async (whole) => {
         const scroller = document.querySelector('.aq-transcript') as HTMLElement;
         const frames = (n: number): Promise<void> => new Promise((resolve) => {
           const step = (): void => void (--n === 0 ? resolve() : requestAnimationFrame(step));
           requestAnimationFrame(step);
         });
-        await frames(2);
         // Every read of a property that makes the browser lay the page out, counted.
         let reads = 0;
         const watch = (proto: object, name: string): void => {
@@ -405,21 +403,28 @@ describe('webview UI in Chromium', function () {
         for (const name of ['offsetHeight', 'offsetWidth', 'offsetTop']) watch(HTMLElement.prototype, name);
         // This listener runs after the page's own, in the same task: what the page read in it is counted by then.
         const inTask: Record<string, number> = {};
+        let counted = 0;
         window.addEventListener('message', (event: MessageEvent<{ type: string; turn?: { role: string } }>) => {
-          inTask[event.data.turn?.role ?? event.data.type] = reads;
+          inTask[event.data.turn?.role ?? event.data.type] = reads - counted;
+          counted = reads;
         });
+        const fromEnd = (): number => Math.round(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
+        window.postMessage(whole, '*');
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        await frames(2);
+        const restored = { fromEnd: fromEnd(), tall: scroller.scrollHeight > scroller.clientHeight * 2, answers: document.querySelectorAll('[data-role="assistant"] .aq-answer p').length };
+        counted = reads;
         const stamp = { applicationId: 'docs', status: 'streaming', startedAt: 0 };
         window.postMessage({ type: 'turnStart', turn: { ...stamp, id: 'q12', role: 'user', text: 'a new question', status: 'done' } }, '*');
         window.postMessage({ type: 'turnStart', turn: { ...stamp, id: 'a12', role: 'assistant', text: '' } }, '*');
         window.postMessage({ type: 'turnEnd', turnId: 'a12', status: 'done' }, '*');
         await new Promise((resolve) => setTimeout(resolve, 0));
-        const fromEnd = (): number => Math.round(scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight);
         const before = reads;
         await frames(2);
-        return { inTask, readsInFrames: reads - before, fromEnd: fromEnd(), tall: scroller.scrollHeight > scroller.clientHeight * 2 };
-      });
-      assert.ok(result.tall, JSON.stringify(result));
-      assert.deepEqual(result.inTask, { user: 0, assistant: 0, turnEnd: 0 }, 'no message read the layout in its own task');
+        return { restored, inTask, readsInFrames: reads - before, fromEnd: fromEnd() };
+      }, { type: 'state', state: state('chat', earlier) } as HostToWebview);
+      assert.deepEqual(result.restored, { fromEnd: 0, tall: true, answers: 24 }, 'the whole conversation is rendered, and the view is at its end');
+      assert.deepEqual(result.inTask, { state: 0, user: 0, assistant: 0, turnEnd: 0 }, 'no message read the layout in its own task');
       assert.ok(result.readsInFrames > 0, 'the follow read it in a frame');
       assert.equal(result.fromEnd, 0, 'the view followed the new turns to the end');
     });
