@@ -10,8 +10,9 @@ export type TurnEnd = Extract<HostToWebview, { type: 'turnEnd' }>;
 export interface TurnContext {
   post(message: WebviewToHost): void;
   /**
-   * Called after an answer's renderer changed its DOM (in an animation frame, or as text arrives):
-   * the view follows it at once, so that the text and the view's move are painted together.
+   * Called after an answer's renderer changed its DOM in an animation frame: the view follows it
+   * at once, so that the text and the view's move are painted together (the layout it reads is
+   * the frame's own).
    */
   rendered(): void;
   /**
