@@ -133,9 +133,8 @@ class Column {
   private readonly length: HTMLElement;
   private readonly stop: HTMLButtonElement;
   private readonly diff: HTMLButtonElement;
-  private scroller: AutoScroller | undefined;
+  private readonly scroller: AutoScroller;
   private firstByteAt: number | undefined;
-  private built = false;
 
   constructor(
     private readonly turn: Turn,
@@ -182,19 +181,13 @@ class Column {
     // Named by its application and its environment: one application on two environments makes two regions of different names.
     const labelledBy = turn.environment === undefined ? headingId : `${headingId} ${headingId}-environment`;
     this.element = h('section', { className: 'aq-column', attrs: { 'data-turn-id': turn.id, 'aria-labelledby': labelledBy, 'data-role': 'column' } }, header, body);
-    this.built = true;
     this.setCount(count);
     this.showFacts();
   }
 
-  /**
-   * The answer's DOM changed: the column follows it (`follow`: at once in a frame, or in the next
-   * one) and shows its facts. The turn view calls this while it is being built too (a column
-   * restored with text, or already ended): nothing to show yet.
-   */
+  /** The answer's DOM changed: the column follows it (`follow`: at once in a frame, or in the next one) and shows its facts. */
   private answerChanged(changed: () => void, follow: (scroller: AutoScroller) => void): void {
-    if (!this.built) return;
-    if (this.scroller !== undefined) follow(this.scroller);
+    follow(this.scroller);
     this.showFacts();
     changed();
   }

@@ -81,6 +81,13 @@ export class AssistantTurnView {
   private byteCount = 0;
   private currentStatus: TurnStatus;
   private http: number | undefined;
+  /**
+   * While the view is built it tells its context nothing: a turn built with its text (a whole state,
+   * a restored conversation) renders its first window and may show its end then, in the message's
+   * task, and whoever builds it shows the new view once it is built (the transcript's `changed`,
+   * a Compare column's facts), so that a message of many turns lays the page out once.
+   */
+  private building = true;
 
   constructor(readonly turn: Turn, private readonly context: TurnContext) {
     this.currentStatus = turn.status;
@@ -94,15 +101,11 @@ export class AssistantTurnView {
       header.append(h('span', { className: 'aq-spacer' }), button('copy-message', 'Copy answer', 'copy', () => context.post({ type: 'copyAnswer', turnId: this.turn.id }), { className: 'aq-icon-button aq-copy-message' }));
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
-    let built = false;
     this.renderer = new IncrementalRenderer(answer, {
       textOffThread: context.textOffThread,
       wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
       onRender: () => {
-        // A turn built with its text (a whole state: a restored conversation) renders its first
-        // window as it is built, in the message's task: the surface follows the new turn in the
-        // next frame instead (`changed`), so that a message of many turns lays the page out once.
-        if (built) context.rendered();
+        if (!this.building) context.rendered();
         this.showDone();
       },
       // The answer's end shows in the frame that rendered it, also when following its text waits for the next.
@@ -110,12 +113,12 @@ export class AssistantTurnView {
     });
     this.byteCount = utf8Length(turn.text);
     this.renderer.reset(turn.text);
-    built = true;
     if (turn.status === 'streaming') {
       this.showStatus();
     } else {
       this.showEnd({ type: 'turnEnd', turnId: turn.id, status: turn.status, httpStatus: turn.httpStatus, message: turn.message, retryable: turn.retryable });
     }
+    this.building = false;
   }
 
   /** UTF-8 bytes received so far. */
@@ -191,7 +194,7 @@ export class AssistantTurnView {
     } else if (message.status === 'error' || message.status === 'interrupted') {
       this.footer.append(this.errorBlock(message));
     }
-    this.context.changed();
+    if (!this.building) this.context.changed();
   }
 
   private errorBlock(message: TurnEnd): HTMLElement {
