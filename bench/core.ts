@@ -6,6 +6,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { TextBatcher } from '../src/shared/batcher';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
 import { HeldText } from '../src/shared/answer/heldText';
+import { CUT_SLICE, Outgoing } from '../src/host/platform/webview/outgoing';
 import { sendQuery } from '../src/client/queryClient';
 import { timedMarkdown } from '../service/apps';
 
@@ -335,6 +336,7 @@ export async function runCoreBench(): Promise<BenchRow[]> {
   }
   rows.push(...(await batcherBench()));
   rows.push(heldTextBench());
+  rows.push(await backlogBench());
   return rows;
 }
 
@@ -369,6 +371,52 @@ function heldTextBench(): BenchRow {
   return {
     name: `HeldText: a 10 MiB answer held at the extension host in ${HELD_BATCH / 1024} KiB batches (markdown-it's block parse, the cuts), first run / median of the next ${HELD_RUNS - 1}`,
     value: `${first.toFixed(0)} / ${warm.toFixed(0)} ms (${((HELD_BYTES / 1024 / 1024) / (warm / 1000)).toFixed(0)} MiB/s warm; ${groups} groups held)`,
+  };
+}
+
+/**
+ * A 10 MiB backlog given to a webview's Outgoing at once (the webview far behind, the answer then
+ * ended): how long the extension host's event loop was held at most while it was cut (a timer due
+ * every millisecond notes how late it ran), in how many tasks, and how long until the end was sent.
+ */
+async function backlogBench(): Promise<BenchRow> {
+  const text = timedMarkdown(HELD_BYTES);
+  const results: Array<{ late: number; ms: number; held: number }> = [];
+  for (let run = 0; run < HELD_RUNS; run++) {
+    let held = 0;
+    let ended: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (ended = resolve));
+    const out = new Outgoing((message) => {
+      if (message.type === 'held') held++;
+      if (message.type === 'turnEnd') ended();
+    });
+    let late = 0;
+    let last = performance.now();
+    let probing = true;
+    const probe = (): void => {
+      const now = performance.now();
+      late = Math.max(late, now - last - 1);
+      last = now;
+      if (probing) setTimeout(probe, 1);
+    };
+    setTimeout(probe, 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const start = performance.now();
+    last = start;
+    // The text as it arrives from the socket, in 64 KiB chunks, all before the first flush.
+    for (let at = 0; at < text.length; at += 64 * 1024) out.append('answer', text.slice(at, at + 64 * 1024));
+    out.post({ type: 'turnEnd', turnId: 'answer', status: 'done' });
+    await end;
+    const ms = performance.now() - start;
+    // The timer notes the last hold when it runs next.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    probing = false;
+    results.push({ late, ms, held });
+  }
+  const warm = results.slice(1);
+  return {
+    name: `Outgoing: a 10 MiB backlog for a webview far behind, cut a slice of ${CUT_SLICE / 1024} KiB a task: the event loop's longest hold (a 1 ms timer's lateness), all cut and the end sent; median of ${HELD_RUNS - 1} after a first run`,
+    value: `${quantile(warm.map((run) => run.late), 0.5).toFixed(1)} ms longest hold (${Math.max(...warm.map((run) => run.late)).toFixed(1)} ms at most; first run ${results[0].late.toFixed(1)} ms), ${quantile(warm.map((run) => run.ms), 0.5).toFixed(0)} ms in all, ${results[0].held} held messages`,
   };
 }
 

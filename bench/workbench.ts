@@ -4,7 +4,7 @@
 // channel's footer, and the longest stall of each main thread), each idle and with one core kept
 // busy by the bench (load.ts; the channel, a comparison, idle only). Times are epoch ms on both sides:
 // the reference service runs in this process, Date.now() in the pages reads the same clock.
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ElementHandle, FrameLocator, Locator, Page } from 'playwright-core';
@@ -18,6 +18,7 @@ import { openViewContainer, sendFromComposer, surfaceFrame } from '../test/suppo
 import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
 import { cpuBetween, cpuSnapshot } from './cpu';
+import { hostLagBetween, hostLagProbe } from './hostLag';
 import { loads, sideBySide, spinners } from './load';
 import { traced } from './trace';
 
@@ -57,6 +58,8 @@ const QUIET_MS = 400;
 const FINAL_DOM_GOAL_MS = 2000;
 /** The longest stall of the webview's and the workbench's main thread while an answer streams (#24). */
 const STALL_GOAL_MS = 50;
+/** The bench's probe in the extension host (see hostLag.ts): set as the bench starts. */
+let hostLag: Awaited<ReturnType<typeof hostLagProbe>>;
 /** How long the 10 MiB runs may take after the last byte before they count as not finished. */
 const BIG_CAP_MS = 75_000;
 /** A footer of an answer of at least a million characters: the 10 MiB answer's, not a smaller one's. */
@@ -474,16 +477,34 @@ function stallRow(thread: string, stall: Stall | undefined, silentMs: number, go
  * The webview's and the workbench's stall rows of an answer into the panel, from its first byte
  * to its final DOM; gaps are counted as after the end from when its last text reached the view.
  */
-function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string): BenchRow[] {
+async function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string): Promise<BenchRow[]> {
   const lastText = panel.lastTextAt ?? last;
   // Long animation frames are reported to the workbench's page only (the webview is a
   // cross-origin frame in it), without the webview's scripts by name.
   const workbenchStall = longestStall(top, first, doneAt, lastText);
+  const host = await hostLagBetween(hostLag.file, first, doneAt, STALL_GOAL_MS);
   return [
     stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what),
     stallRow('workbench', workbenchStall, silentMs, true, what),
     { name: `workbench: the workbench's longest stall while ${what ?? 'it streams'}, by its long animation frames`, value: stallFrames(top, first, workbenchStall) },
+    { name: `workbench: every rAF gap of the workbench over ${ms(STALL_GOAL_MS)} while ${what ?? 'it streams'} (after the first byte), with its long animation frames`, value: everyGap(top, first, doneAt) },
+    {
+      name: `workbench: the extension host's longest event-loop delay while ${what ?? 'it streams'} (no extension's work runs meanwhile)`,
+      value: `${ms(host.longest)}; ${host.over.length} delays over ${ms(STALL_GOAL_MS)}${host.over.map((delay) => `, ${ms(delay.late)} ending +${ms(delay.endedAfter)}`).join('')} (the last byte +${ms(last - first)}, final DOM +${ms(doneAt - first)})`,
+    },
   ];
+}
+
+/** Every rAF gap over the goal in [from, to], as "ending at +N ms: G ms (its long frames)". */
+function everyGap(record: ProbeRecord, from: number, to: number): string {
+  const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to && length > STALL_GOAL_MS);
+  if (gaps.length === 0) return 'none';
+  return gaps
+    .map(([end, length]) => {
+      const stall: Stall = { gap: length, gapEndedAfter: end - from, task: 0, tasks: 0, gapsOver: 1, gapsOverAfterLast: 0 };
+      return `ending +${ms(end - from)}: ${ms(length)} (${stallFrames(record, from, stall)})`;
+    })
+    .join('; ');
 }
 
 /**
@@ -543,7 +564,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
       value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
     },
-    ...panelStallRows(panel, top, first, doneAt, last, seen.silentMs),
+    ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs)),
     { name: 'workbench: the same answer: the machine\'s processor time from the query to the final DOM, by role', value: cpu },
   ];
 }
@@ -587,7 +608,7 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       goal,
       ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
     },
-    ...panelStallRows(panel, top, first, doneAt, last, seen.silentMs, 'the code block streams'),
+    ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs, 'the code block streams')),
   ];
 }
 
@@ -622,8 +643,11 @@ function load(): string {
 /** Runs the workbench benchmark and returns its rows (prints nothing). */
 export async function runWorkbenchBench(): Promise<BenchRow[]> {
   const loadBefore = load();
+  hostLag = await hostLagProbe();
   const workbench = await launchWorkbench({
     version: '4.139.1',
+    alsoInstall: [hostLag.folder],
+    env: hostLag.env,
     serviceOptions: { quiet: true },
     userSettings: { ...applicationsWith(APP.name, LATENCY_TEMPLATE), 'applicationQuery.output': 'panel' },
   });
@@ -654,6 +678,7 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     return rows;
   } finally {
     await workbench.close();
+    await rm(hostLag.folder, { recursive: true, force: true });
   }
 }
 

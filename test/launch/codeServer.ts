@@ -275,6 +275,8 @@ export interface StartCodeServerOptions {
   installExtension?: string;
   /** Installs this packaged extension with code-server's own `--install-extension`, as a user installs a VSIX. */
   installVsix?: string;
+  /** More extension folders linked beside it (a bench's own probe, never the product). */
+  alsoInstall?: readonly string[];
 }
 
 /** A running code-server. */
@@ -303,6 +305,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   await mkdir(path.join(root, 'ext'), { recursive: true });
   await mkdir(home, { recursive: true });
   if (options.installExtension !== undefined) await linkExtension(options.installExtension, path.join(root, 'ext'));
+  for (const extra of options.alsoInstall ?? []) await linkExtension(extra, path.join(root, 'ext'));
   if (options.installVsix !== undefined) {
     const installed = await runProcess(command, [...args, '--extensions-dir', path.join(root, 'ext'), '--user-data-dir', userDataDir, '--install-extension', options.installVsix], {
       env: cleanEnv({ HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), EXTENSIONS_GALLERY: '{}' }),

@@ -63,6 +63,11 @@ export class HeldText {
   /** Where the next parse starts in `unparsed` (a cut), and the top-level elements before it. */
   private parsedAt = 0;
   private elements = 0;
+  /**
+   * Where the group the last parse ended in started (an offset into `unparsed`, at a cut, not passed
+   * yet), so that the next parse can hold it whole; undefined if that group cannot be held.
+   */
+  private openGroup: number | undefined;
   /** The text of every group held, by id. */
   private readonly held: string[] = [];
 
@@ -72,13 +77,17 @@ export class HeldText {
     this.passed = this.unparsed.length;
   }
 
-  /** Passes `text` (raw, as received) on: what goes over now, in order. */
-  pass(text: string): HeldPiece[] {
+  /**
+   * Passes `text` (raw, as received) on: what goes over now, in order. `more`: more of the answer
+   * follows at once (a backlog passed on in slices): every whole group of `text` may be held, and
+   * its end waits for the rest instead of going over as the newest text.
+   */
+  pass(text: string, more = false): HeldPiece[] {
     const normalized = this.normalizer.normalize(text);
     const allPassed = this.passed === this.unparsed.length;
     this.unparsed += normalized;
     const waiting = this.unparsed.length - this.passed;
-    if (waiting <= HOLD_AT) {
+    if (!more && waiting <= HOLD_AT) {
       if (allPassed) {
         // The usual case: no slice of the whole text (that would copy it every time).
         this.passed = this.unparsed.length;
@@ -88,7 +97,7 @@ export class HeldText {
     }
     const pieces: HeldPiece[] = [];
     let groups: HeldGroup[] = [];
-    for (const { start, end } of this.groupsBefore(this.unparsed.length - HOLD_KEEP)) {
+    for (const { start, end } of this.groupsBefore(more ? this.unparsed.length : this.unparsed.length - HOLD_KEEP)) {
       if (start > this.passed) {
         if (groups.length > 0) {
           pieces.push({ groups });
@@ -102,7 +111,9 @@ export class HeldText {
     if (groups.length > 0) {
       pieces.push({ groups });
     }
-    pieces.push(...this.passRest());
+    if (!more) {
+      pieces.push(...this.passRest());
+    }
     this.trim();
     return pieces;
   }
@@ -112,6 +123,7 @@ export class HeldText {
     this.unparsed = '';
     this.parsedAt = 0;
     this.passed = 0;
+    this.openGroup = undefined;
   }
 
   /** The text of held group `id`, or undefined if there is none. */
@@ -127,6 +139,8 @@ export class HeldText {
   private passRest(): HeldPiece[] {
     const rest = this.unparsed.slice(this.passed);
     this.passed = this.unparsed.length;
+    // A group that began in what goes over as text can no longer be held.
+    this.openGroup = undefined;
     return textPieces(rest);
   }
 
@@ -147,11 +161,11 @@ export class HeldText {
    */
   private *groupsBefore(limit: number): Generator<{ start: number; end: number }> {
     let window = PARSE_WINDOW;
-    let groupStart: number | undefined;
     /** A group starts at `at` (undefined: not at a cut): the whole group before it, if any, ends there. */
     const startGroup = (at: number | undefined): Array<{ start: number; end: number }> => {
-      const ended = groupStart !== undefined && at !== undefined && at > groupStart ? [{ start: groupStart, end: at }] : [];
-      groupStart = at !== undefined && at >= this.passed ? at : undefined;
+      const open = this.openGroup;
+      const ended = open !== undefined && open >= this.passed && at !== undefined && at > open ? [{ start: open, end: at }] : [];
+      this.openGroup = at !== undefined && at >= this.passed ? at : undefined;
       return ended;
     };
     while (this.parsedAt < limit) {
@@ -195,5 +209,6 @@ export class HeldText {
     this.unparsed = this.unparsed.slice(drop);
     this.parsedAt -= drop;
     this.passed -= drop;
+    if (this.openGroup !== undefined) this.openGroup -= drop;
   }
 }

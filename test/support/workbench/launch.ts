@@ -61,6 +61,8 @@ export interface LaunchOptions {
   vsix?: string;
   /** Workspace Trust on, the folder untrusted (see {@link StartCodeServerOptions.workspaceTrust}). */
   workspaceTrust?: boolean;
+  /** More extension folders installed beside it (see {@link StartCodeServerOptions.alsoInstall}). */
+  alsoInstall?: readonly string[];
 }
 
 /** The files a workspace gets when the test names none. */
@@ -118,6 +120,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       machineSettings: options.machineSettings,
       env: { AQ_SERVICE_URL: service.url, ...options.env },
       ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
+      ...(options.alsoInstall !== undefined ? { alsoInstall: options.alsoInstall } : {}),
       ...(development ? { testPayload: true } : options.vsix !== undefined ? { installVsix: options.vsix } : { installExtension: root }),
     });
     cleanups.push(() => server.close());

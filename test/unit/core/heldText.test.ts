@@ -117,6 +117,33 @@ describe('HeldText (the text a webview is passed of a fast answer)', () => {
     assert.equal(reassemble(held, pieces).text, code);
   });
 
+  it('holds a backlog passed in slices with more to follow as one pass would: every whole group, none of it as text, the newest text at the end', () => {
+    const answer = longShapes(2 * 1024 * 1024, 9).blocks;
+    const start = 40_000;
+    const slice = 256 * 1024;
+    // The whole backlog at once.
+    const whole = new HeldText();
+    const wholePieces = [...whole.pass(answer.slice(0, start)), ...whole.pass(answer.slice(start))];
+    // The same backlog a slice at a time, each with more to follow but the last.
+    const sliced = new HeldText();
+    const first = sliced.pass(answer.slice(0, start));
+    const middle: HeldPiece[] = [];
+    let at = start;
+    for (; answer.length - at > slice; at += slice) middle.push(...sliced.pass(answer.slice(at, at + slice), true));
+    const last = sliced.pass(answer.slice(at));
+    const pieces = [...first, ...middle, ...last];
+    assert.equal(reassemble(sliced, pieces).text, answer, 'nothing is lost or reordered');
+    const texts = (held: HeldText): string[] => Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '');
+    assert.ok(sliced.heldCount > 100, `${sliced.heldCount} groups held`);
+    assert.deepEqual(texts(sliced), texts(whole), 'the same groups are held as in one pass');
+    // A group that runs on past a slice's end is held whole by the next: once groups are held, no
+    // text goes over until the last slice.
+    const firstHeld = middle.findIndex((piece) => 'groups' in piece);
+    const textAfter = middle.slice(firstHeld).filter((piece) => 'text' in piece);
+    assert.deepEqual(textAfter, [], 'no text between the held groups of the slices');
+    assert.ok(wholePieces.length > 0 && 'text' in last[last.length - 1] && (last[last.length - 1] as { text: string }).text.length >= HOLD_KEEP, 'the newest text goes over as text');
+  });
+
   it('passes long text on in pieces of at most PIECE_MAX, never cutting a surrogate pair', () => {
     // An emoji straddles the first cut: its two halves would land in two messages.
     const text = 'a'.repeat(PIECE_MAX - 1) + '🚀' + 'b'.repeat(100_000) + '\n';
