@@ -90,6 +90,29 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.equal(reassemble(out, log, 'b'), 'The second answer. More of it.');
   });
 
+  it('sends whole characters only, though a slice may end inside a surrogate pair: its end waits for the rest', async () => {
+    // Paragraphs of emoji: slices end between the halves of pairs.
+    const paragraph = (i: number): string => `${'🚀'.repeat(200 + (i % 7))} ${i}`;
+    const answer = Array.from({ length: 3000 }, (_, i) => paragraph(i)).join('\n\n') + '\n';
+    assert.ok(answer.length > 3 * CUT_SLICE);
+    const { out, log, stop } = outgoing();
+    // Pieces of odd sizes, each of whole characters (as a decoder gives them).
+    for (let at = 0; at < answer.length; ) {
+      let end = Math.min(answer.length, at + 70_001);
+      if (/[\udc00-\udfff]/.test(answer[end] ?? '')) end++;
+      out.append('a', answer.slice(at, end));
+      at = end;
+    }
+    out.post({ type: 'turnEnd', turnId: 'a', status: 'done' });
+    await settled(log, (entries) => messages(entries).some((message) => message.type === 'turnEnd'));
+    stop();
+    const texts = messages(log).flatMap((message) => (message.type === 'append' ? [message.text] : []));
+    assert.ok(messages(log).some((message) => message.type === 'held'), 'most of it was held');
+    const halfPair = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    assert.ok(texts.every((text) => !halfPair.test(text)), 'every text sent is whole characters');
+    assert.equal(reassemble(out, log, 'a'), answer);
+  });
+
   it('drops what is still to be cut when a state replaces everything', async () => {
     const answer = longShapes(3 * 1024 * 1024, 7).blocks;
     const { out, log, stop } = outgoing();

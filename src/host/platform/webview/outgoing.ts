@@ -26,12 +26,16 @@ const MAX_IN_FLIGHT = 512 * 1024;
  */
 export const CUT_SLICE = 256 * 1024;
 
-/** What is still to go over, in order: a turn's text (to pass on, or cut and hold), or a message. */
-type Work = { readonly turnId: string; queued: string } | { readonly message: HostToWebview };
+/**
+ * What is still to go over, in order: a turn's text (to pass on, or cut and hold), or a message.
+ * Text stays in the pieces it came in until it is taken: a backlog is never copied whole, however
+ * often more is added to it while it is cut.
+ */
+type Work = { readonly turnId: string; readonly queued: TextQueue } | { readonly message: HostToWebview };
 
 export class Outgoing {
   /** Text appended since the last flush, by turn. */
-  private readonly pendingText = new Map<string, string>();
+  private readonly pendingText = new Map<string, TextQueue>();
   /** Flushed text and the messages posted after it, in order; slices of a backlog wait here. */
   private readonly work: Work[] = [];
   /** Each streamed turn's text as passed over (and the groups held of it). */
@@ -49,7 +53,12 @@ export class Outgoing {
   /** Queues streamed text for a turn; it goes over with the next frame. */
   append(turnId: string, text: string): void {
     if (text.length === 0) return;
-    this.pendingText.set(turnId, (this.pendingText.get(turnId) ?? '') + text);
+    let queue = this.pendingText.get(turnId);
+    if (queue === undefined) {
+      queue = new TextQueue();
+      this.pendingText.set(turnId, queue);
+    }
+    queue.add(text);
     this.schedule();
   }
 
@@ -120,11 +129,11 @@ export class Outgoing {
     }
     if (this.pendingText.size > 0) {
       this.lastFlush = Date.now();
-      for (const [turnId, text] of this.pendingText) {
+      for (const [turnId, queued] of this.pendingText) {
         // Behind the same turn's text still to cut, it is more of that text.
         const last = this.work[this.work.length - 1];
-        if (last !== undefined && 'turnId' in last && last.turnId === turnId) last.queued += text;
-        else this.work.push({ turnId, queued: text });
+        if (last !== undefined && 'turnId' in last && last.turnId === turnId) last.queued.addAll(queued);
+        else this.work.push({ turnId, queued });
       }
       this.pendingText.clear();
     }
@@ -155,13 +164,11 @@ export class Outgoing {
       if (item.queued.length <= CUT_SLICE) {
         this.work.shift();
         left -= item.queued.length;
-        this.sendPieces(item.turnId, turn.pass(item.queued));
+        this.sendPieces(item.turnId, turn.pass(item.queued.take(CUT_SLICE)));
         continue;
       }
-      const end = sliceEnd(item.queued, CUT_SLICE);
-      const slice = item.queued.slice(0, end);
-      item.queued = item.queued.slice(end);
-      left -= end;
+      const slice = item.queued.take(CUT_SLICE);
+      left -= slice.length;
       this.sendPieces(item.turnId, turn.pass(slice, true));
     }
   }
@@ -209,8 +216,47 @@ export class Outgoing {
   }
 }
 
-/** Where a slice of `text` of about `length` code units ends: never inside a surrogate pair. */
-function sliceEnd(text: string, length: number): number {
-  const before = text.charCodeAt(length - 1);
-  return before >= 0xd800 && before <= 0xdbff ? length - 1 : length;
+/** Text in the pieces it was added in, taken from the front. */
+class TextQueue {
+  private readonly pieces: string[] = [];
+  private size = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  add(text: string): void {
+    this.pieces.push(text);
+    this.size += text.length;
+  }
+
+  /** Adds all of `other`'s text after this one's. */
+  addAll(other: TextQueue): void {
+    for (const piece of other.pieces) this.add(piece);
+  }
+
+  /**
+   * Takes up to `most` code units from the front. The cut may fall inside a surrogate pair: a slice
+   * taken while more follows is passed with `more` (HeldText keeps its end until the rest comes).
+   */
+  take(most: number): string {
+    const taken: string[] = [];
+    let count = 0;
+    while (this.pieces.length > 0 && count < most) {
+      const piece = this.pieces[0];
+      if (count + piece.length <= most) {
+        taken.push(piece);
+        count += piece.length;
+        this.pieces.shift();
+        continue;
+      }
+      const end = most - count;
+      taken.push(piece.slice(0, end));
+      this.pieces[0] = piece.slice(end);
+      count += end;
+      break;
+    }
+    this.size -= count;
+    return taken.join('');
+  }
 }
