@@ -48,6 +48,7 @@ export class CompareView implements SurfaceView {
     this.question.hidden = question === undefined;
     const summary = this.question.querySelector('summary');
     summary?.replaceChildren(h('span', { className: 'aq-turn-label', text: 'Question' }), h('span', { className: 'aq-question-summary', text: questionSummary(question?.text ?? '') }));
+    for (const column of this.columns.values()) column.answer.dispose();
     this.columns.clear();
     this.grid.replaceChildren();
     const answers = state.turns.filter((turn) => turn.role === 'assistant');
@@ -100,8 +101,12 @@ export class CompareView implements SurfaceView {
     const label = this.applications.find((app) => app.id === turn.applicationId)?.label ?? turn.applicationId;
     const column = new Column(turn, label, index, count, (message) => this.host.post(message), () => this.refresh());
     const existing = this.columns.get(turn.id);
-    if (existing !== undefined) existing.element.replaceWith(column.element);
-    else this.grid.append(column.element);
+    if (existing !== undefined) {
+      existing.answer.dispose();
+      existing.element.replaceWith(column.element);
+    } else {
+      this.grid.append(column.element);
+    }
     this.columns.set(turn.id, column);
     for (const other of this.columns.values()) other.setCount(this.columns.size);
   }

@@ -134,6 +134,11 @@ export class AssistantTurnView {
     return this.http;
   }
 
+  /** The view is gone (replaced by a state or a rebuilt turn): its answer renders no more. */
+  dispose(): void {
+    this.renderer.dispose();
+  }
+
   /** Streamed text arrived. */
   append(text: string): void {
     this.byteCount += utf8Length(text);
@@ -235,6 +240,7 @@ export class Transcript {
 
   /** Replaces every turn. */
   setTurns(turns: readonly Turn[]): void {
+    for (const view of this.views.values()) if (view instanceof AssistantTurnView) view.dispose();
     this.views.clear();
     this.element.replaceChildren();
     for (const turn of turns) {
@@ -247,6 +253,7 @@ export class Transcript {
     const view = turn.role === 'user' ? new UserTurnView(turn, this.context) : new AssistantTurnView(turn, this.context);
     const existing = this.views.get(turn.id);
     if (existing !== undefined) {
+      if (existing instanceof AssistantTurnView) existing.dispose();
       existing.element.replaceWith(view.element);
     } else {
       this.element.append(view.element);

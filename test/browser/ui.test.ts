@@ -515,6 +515,34 @@ describe('webview UI in Chromium', function () {
       await waitForMessage(page, 'exportMarkdown');
     });
 
+    it('an answer replaced by a new state while it still renders stops: nothing more is rendered into the answer that is gone', async () => {
+      page = await open('panel');
+      await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'First?'), turn('a1', 'assistant', '')]) });
+      // Far more than a frame renders: the answer renders over many frames.
+      const text = Array.from({ length: 3000 }, (_, i) => `## Part ${i + 1}\n\nText with **bold** and \`code\` ${i}, and a longer sentence to fill the line.\n\n\`\`\`ts\nconst v${i} = ${i};\n\`\`\`\n`).join('\n');
+      const result = await page.evaluate(async (text) => {
+        const frame = (): Promise<unknown> => new Promise((resolve) => requestAnimationFrame(resolve));
+        window.postMessage({ type: 'append', turnId: 'a1', text }, '*');
+        const old = document.querySelector('[data-turn-id="a1"] .aq-answer') as HTMLElement;
+        for (let i = 0; i < 100 && old.querySelector('h2') === null; i++) await frame();
+        let changes = 0;
+        const observer = new MutationObserver((records) => (changes += records.length));
+        observer.observe(old, { subtree: true, childList: true, characterData: true, attributes: true });
+        const before = old.querySelectorAll('h2').length;
+        // A new question replaces the panel's answer (the panel shows one exchange).
+        window.postMessage({ type: 'state', state: { surface: 'panel', title: 'Answer', applications: [], currentApplicationId: undefined, attachments: [], turns: [{ id: 'q2', role: 'user', applicationId: 'demo', text: 'Second?', status: 'done', startedAt: 0 }, { id: 'a2', role: 'assistant', applicationId: 'demo', text: 'The second answer.', status: 'done', startedAt: 0 }] } }, '*');
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const replacedAt = changes;
+        for (let i = 0; i < 30; i++) await frame();
+        observer.disconnect();
+        return { before, renderedBefore: before > 0, connected: old.isConnected, changesAfter: changes - replacedAt, newAnswer: document.querySelector('[data-turn-id="a2"]')?.textContent ?? '' };
+      }, text);
+      const summary = JSON.stringify(result);
+      assert.ok(result.renderedBefore && !result.connected, `the first answer had begun to render and is gone: ${summary}`);
+      assert.ok(result.newAnswer.includes('The second answer.'), summary);
+      assert.equal(result.changesAfter, 0, `nothing is rendered into the answer that is gone: ${summary}`);
+    });
+
     it('while an answer streams, the header writes only what changed: its status once, the size as it grows', async () => {
       page = await open('panel');
       await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'Explain'), turn('a1', 'assistant', '')]) });

@@ -99,6 +99,13 @@ class CodeLane implements PieceSink {
     this.wake();
   }
 
+  /** The answer is gone: the worker does nothing more for this lane, and no timer wakes the renderer. */
+  drop(): void {
+    this.remote?.drop();
+    this.remote = undefined;
+    clearTimeout(this.silence);
+  }
+
   /** Once the block has ended, starts (again) the wait for the worker's next pieces (see `silent`). */
   private listen(): void {
     clearTimeout(this.silence);
@@ -303,6 +310,10 @@ export class FenceStream implements BlockStream {
   /** A stream can start once the opening line is complete. */
   static canStart(tail: string): boolean {
     return tail.includes('\n');
+  }
+
+  drop(): void {
+    this.highlighted?.drop();
   }
 
   advance(tail: string, drain: boolean, complete: boolean, deadline = Number.POSITIVE_INFINITY, fresh?: string): StreamResult {

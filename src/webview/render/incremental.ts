@@ -141,6 +141,8 @@ export class IncrementalRenderer {
    * both would run, and from then on every frame would render twice, each with a full budget.
    */
   private frameRequest = 0;
+  /** Its answer is gone (see `dispose`). */
+  private disposed = false;
   /** Inside a render of the page's frame loop: `onRender` waits for every renderer of the frame (see `rendered`). */
   private inPageFrame = false;
   /** The DOM changed in the page frame's render: `onRender` is due when the frame's renders are done. */
@@ -319,8 +321,27 @@ export class IncrementalRenderer {
     this.update(false);
   }
 
+  /**
+   * Its answer is gone (a state replaced the turns, or a turn was built again): nothing more is
+   * rendered into it, its waiting groups are no longer watched, and the worker does nothing more for
+   * it. An answer of 3,000 sections replaced while it rendered was rendered on into the detached
+   * answer: 11,736 changes to its DOM in the next 30 frames, each frame's budget spent on it.
+   */
+  dispose(): void {
+    this.disposed = true;
+    this.frameRequest++;
+    this.scheduled = false;
+    this.queue = [];
+    this.tail = '';
+    this.stream?.drop?.();
+    this.stream = undefined;
+    this.lazy.dispose();
+    this.lane?.drop();
+    this.lane = undefined;
+  }
+
   private requestFrame(): void {
-    if (this.scheduled) {
+    if (this.scheduled || this.disposed) {
       return;
     }
     this.scheduled = true;

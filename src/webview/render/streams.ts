@@ -76,6 +76,8 @@ export interface BlockStream {
    * a stream can read the new text without reading the tail (see {@link ParagraphStream}).
    */
   advance(tail: string, drain: boolean, complete: boolean, deadline: number, fresh?: string): StreamResult;
+  /** The answer is gone: the worker does nothing more for this block. */
+  drop?(): void;
 }
 
 /**
@@ -324,6 +326,11 @@ export class ParagraphStream implements BlockStream, TextSink {
   lost(): void {
     this.remote = undefined;
     this.host.wake();
+  }
+
+  drop(): void {
+    this.remote?.drop();
+    this.remote = undefined;
   }
 
   advance(tail: string, drain: boolean, complete: boolean, deadline = Number.POSITIVE_INFINITY, fresh?: string): StreamResult {
