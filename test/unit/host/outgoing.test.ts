@@ -90,6 +90,33 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.equal(reassemble(out, log, 'b'), 'The second answer. More of it.');
   });
 
+  it('lets other turns go past a turn whose backlog is being cut (a Compare column that floods in holds up no other), each turn in its order', async () => {
+    const flood = longShapes(3 * 1024 * 1024, 11).blocks;
+    const { out, log, stop } = outgoing();
+    out.append('a', flood);
+    out.post({ type: 'turnEnd', turnId: 'a', status: 'done' });
+    out.post({ type: 'turnStart', turn: answerTurn('b', '', 'streaming') });
+    out.append('b', 'The other column.');
+    out.post({ type: 'turnEnd', turnId: 'b', status: 'done' });
+    out.post({ type: 'applications', applications: [], currentApplicationId: undefined });
+    await settled(log, (entries) => messages(entries).filter((message) => message.type === 'turnEnd').length === 2);
+    stop();
+    const sent = messages(log);
+    const index = (test: (message: HostToWebview) => boolean): number[] => sent.flatMap((message, i) => (test(message) ? [i] : []));
+    const aText = index((message) => (message.type === 'append' || message.type === 'held') && message.turnId === 'a');
+    const [aEnd] = index((message) => message.type === 'turnEnd' && message.turnId === 'a');
+    const [bStart] = index((message) => message.type === 'turnStart');
+    const bText = index((message) => message.type === 'append' && message.turnId === 'b');
+    const [bEnd] = index((message) => message.type === 'turnEnd' && message.turnId === 'b');
+    const [applications] = index((message) => message.type === 'applications');
+    assert.ok(bStart < Math.min(...bText) && Math.max(...bText) < bEnd, 'the other column in its order');
+    assert.ok(bEnd < Math.max(...aText), `the other column is all there before the flood is cut: end ${bEnd}, the flood's last ${Math.max(...aText)}`);
+    assert.ok(applications < Math.max(...aText), 'a message about no turn waits for no turn');
+    assert.ok(Math.max(...aText) < aEnd, 'the flood’s end comes after all of it');
+    assert.equal(reassemble(out, log, 'a'), flood);
+    assert.equal(reassemble(out, log, 'b'), 'The other column.');
+  });
+
   it('sends whole characters only, though a slice may end inside a surrogate pair: its end waits for the rest', async () => {
     // Paragraphs of emoji: slices end between the halves of pairs.
     const paragraph = (i: number): string => `${'🚀'.repeat(200 + (i % 7))} ${i}`;

@@ -141,35 +141,47 @@ export class Outgoing {
   }
 
   /**
-   * Sends the work in order. Text longer than CUT_SLICE is passed on a slice at a time (its groups
-   * held, the rest waiting); once a task has cut CUT_SLICE, the rest waits for a task of its own.
+   * Sends the work, each turn's in order. Text longer than CUT_SLICE is passed on a slice at a time
+   * (its groups held, the rest waiting), CUT_SLICE a task; the rest of that turn's work waits for
+   * the next task, and other turns' work goes past it: a Compare column whose answer floods in does
+   * not hold up the others. A message about no turn (the applications, the attachments) waits for
+   * nothing.
    */
   private next(): void {
     let left = CUT_SLICE;
-    while (this.work.length > 0) {
-      const item = this.work[0];
+    /** Turns whose earlier work waits for a later task: theirs waits behind it. */
+    const waiting = new Set<string>();
+    for (let i = 0; i < this.work.length; ) {
+      const item = this.work[i];
+      const turnId = workTurn(item);
+      if (turnId !== undefined && waiting.has(turnId)) {
+        i++;
+        continue;
+      }
       if ('message' in item) {
-        this.work.shift();
+        this.work.splice(i, 1);
         this.send(item.message);
         continue;
       }
-      if (left <= 0) {
-        this.slice = setImmediate(() => {
-          this.slice = undefined;
-          this.next();
-        });
-        return;
-      }
       const turn = this.heldText(item.turnId);
       if (item.queued.length <= CUT_SLICE) {
-        this.work.shift();
-        left -= item.queued.length;
+        this.work.splice(i, 1);
         this.sendPieces(item.turnId, turn.pass(item.queued.take(CUT_SLICE)));
         continue;
       }
-      const slice = item.queued.take(CUT_SLICE);
-      left -= slice.length;
-      this.sendPieces(item.turnId, turn.pass(slice, true));
+      if (left > 0) {
+        const slice = item.queued.take(CUT_SLICE);
+        left -= slice.length;
+        this.sendPieces(item.turnId, turn.pass(slice, true));
+      }
+      waiting.add(item.turnId);
+      i++;
+    }
+    if (this.work.length > 0) {
+      this.slice = setImmediate(() => {
+        this.slice = undefined;
+        this.next();
+      });
     }
   }
 
@@ -214,6 +226,14 @@ export class Outgoing {
     this.timer = undefined;
     this.slice = undefined;
   }
+}
+
+/** The turn a piece of work is about, if any (a new turn's start is about that turn). */
+function workTurn(item: Work): string | undefined {
+  if (!('message' in item)) return item.turnId;
+  const message = item.message;
+  if (message.type === 'turnStart') return message.turn.id;
+  return 'turnId' in message ? message.turnId : undefined;
 }
 
 /** Text in the pieces it was added in, taken from the front. */
