@@ -7,6 +7,7 @@ import { TextBatcher } from '../src/shared/batcher';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
 import { HeldText } from '../src/shared/answer/heldText';
 import { CUT_SLICE, Outgoing } from '../src/host/platform/webview/outgoing';
+import { watchLateTicks } from './hostLag/probe';
 import { sendQuery } from '../src/client/queryClient';
 import { timedMarkdown } from '../service/apps';
 
@@ -391,18 +392,9 @@ async function backlogBench(): Promise<BenchRow> {
       if (message.type === 'turnEnd') ended();
     });
     let late = 0;
-    let last = performance.now();
-    let probing = true;
-    const probe = (): void => {
-      const now = performance.now();
-      late = Math.max(late, now - last - 1);
-      last = now;
-      if (probing) setTimeout(probe, 1);
-    };
-    setTimeout(probe, 1);
+    const stopWatching = watchLateTicks(1, (ms) => (late = Math.max(late, ms)));
     await new Promise((resolve) => setTimeout(resolve, 5));
     const start = performance.now();
-    last = start;
     // The text as it arrives from the socket, in 64 KiB chunks, all before the first flush.
     for (let at = 0; at < text.length; at += 64 * 1024) out.append('answer', text.slice(at, at + 64 * 1024));
     out.post({ type: 'turnEnd', turnId: 'answer', status: 'done' });
@@ -410,7 +402,7 @@ async function backlogBench(): Promise<BenchRow> {
     const ms = performance.now() - start;
     // The timer notes the last hold when it runs next.
     await new Promise((resolve) => setTimeout(resolve, 5));
-    probing = false;
+    stopWatching();
     results.push({ late, ms, held });
   }
   const warm = results.slice(1);

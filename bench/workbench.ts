@@ -338,12 +338,11 @@ function longestStall(record: ProbeRecord, from: number, to: number, last: numbe
 }
 
 /**
- * What the long animation frames during the longest gap of `stall` were made of, as the page of
- * `record` sees them (in code-server the webview and the workbench share one main thread).
+ * What the long animation frames during a rAF gap of `gap` ms that ended at `end` were made of, as
+ * the page of `record` sees them (in code-server the webview and the workbench share one main thread).
  */
-function stallFrames(record: ProbeRecord, from: number, stall: Stall): string {
-  const end = from + stall.gapEndedAfter;
-  const frames = record.frames.filter((frame) => frame.start <= end && frame.start + frame.duration >= end - stall.gap);
+function stallFrames(record: ProbeRecord, end: number, gap: number): string {
+  const frames = record.frames.filter((frame) => frame.start <= end && frame.start + frame.duration >= end - gap);
   if (frames.length === 0) return 'no long animation frame in it (tasks between frames, or frames under 50 ms each)';
   return frames
     .map((frame) => {
@@ -498,7 +497,7 @@ async function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: numbe
   return [
     stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what),
     stallRow('workbench', workbenchStall, silentMs, true, what),
-    { name: `workbench: the workbench's longest stall while ${what ?? 'it streams'}, by its long animation frames`, value: stallFrames(top, first, workbenchStall) },
+    { name: `workbench: the workbench's longest stall while ${what ?? 'it streams'}, by its long animation frames`, value: stallFrames(top, first + workbenchStall.gapEndedAfter, workbenchStall.gap) },
     { name: `workbench: every rAF gap of the workbench over ${ms(STALL_GOAL_MS)} while ${what ?? 'it streams'} (after the first byte), with its long animation frames`, value: everyGap(top, first, doneAt) },
     {
       name: `workbench: the extension host's longest event-loop delay while ${what ?? 'it streams'} (no extension's work runs meanwhile)`,
@@ -512,10 +511,7 @@ function everyGap(record: ProbeRecord, from: number, to: number): string {
   const gaps = record.gaps.filter(([end, length]) => end >= from && end - length <= to && gapOverGoal(length));
   if (gaps.length === 0) return 'none';
   return gaps
-    .map(([end, length]) => {
-      const stall: Stall = { gap: length, gapEndedAfter: end - from, task: 0, tasks: 0, gapsOver: 1, gapsOverAfterLast: 0 };
-      return `ending +${ms(end - from)}: ${ms(length)} (${stallFrames(record, from, stall)})`;
-    })
+    .map(([end, length]) => `ending +${ms(end - from)}: ${ms(length)} (${stallFrames(record, end, length)})`)
     .join('; ');
 }
 
