@@ -6,7 +6,9 @@ import type { Page } from 'playwright-core';
 /** The rendering pipeline's categories (script, style, layout, paint, compositing, and the fonts a layout waits for), and JavaScript samples with `withSamples`. */
 function categories(withSamples: boolean): string[] {
   const pipeline = ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.frame', 'v8.execute', 'blink', 'cc', 'gpu', 'toplevel', 'ipc', 'mojom', 'blink.user_timing', 'fonts'];
-  return withSamples ? [...pipeline, 'disabled-by-default-v8.cpu_profiler'] : pipeline;
+  // More categories for a closer look (env AQ_TRACE_CATEGORIES, comma-separated: `v8,disabled-by-default-v8.compile` names what V8 compiles off the main thread).
+  const more = (process.env.AQ_TRACE_CATEGORIES ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return [...pipeline, ...more, ...(withSamples ? ['disabled-by-default-v8.cpu_profiler'] : [])];
 }
 
 /**

@@ -27,8 +27,8 @@ const MiB = 1024 * 1024;
 const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 /**
  * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `panel`; all by default),
- * and where a Chromium performance trace of the 10 MiB panel run goes (env AQ_WB_TRACE, a file
- * path; none by default), for finding what a stall is made of (AQ_WB_TRACE_JS=1 adds JavaScript
+ * and where a Chromium performance trace of each 10 MiB panel run goes (env AQ_WB_TRACE, a file
+ * path, numbered per run: trace.1.json, trace.2.json; none by default), for finding what a stall is made of (AQ_WB_TRACE_JS=1 adds JavaScript
  * samples, which slow the page). AQ_WB_TRACE_PAINT (a file path) traces the Chat view's first-paint
  * answers, with JavaScript samples; the probe marks in it (`console.timeStamp`, "aq:" and the
  * message's type) when each message reached the webview, and "aq:dom" when the answer's first
@@ -680,7 +680,7 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
     if (PARTS.has('panel')) {
       let traces = 0;
-      rows.push(...(await underLoads(() => traced(workbench.page, traces++ === 0 ? TRACE_FILE : undefined, 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1'))));
+      rows.push(...(await underLoads(() => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `.${++traces}$1`), 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1'))));
     }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
