@@ -162,7 +162,13 @@ describe('render worker in Chromium', function () {
    * pieces, one per frame), ends it, and waits until it is all rendered.
    */
   async function stream(target: Page, text: string, seed: number, slow = false): Promise<void> {
-    const messages = answerMessages(text, seed, slow);
+    const messages: HostToWebview[] = [{ type: 'state', state: panelState() }];
+    let at = 0;
+    for (const size of slow ? randomPieces(seed, text.length, 200, 6_000, 0.05) : randomPieces(seed, text.length, 300, 20_000, 0.05)) {
+      messages.push({ type: 'append', turnId: 'a', text: text.slice(at, at + size) });
+      at += size;
+    }
+    messages.push({ type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 });
     await target.evaluate(
       async ({ all, every }) => {
         for (let i = 0; i < all.length; i++) {
@@ -173,18 +179,6 @@ describe('render worker in Chromium', function () {
       { all: messages, every: slow ? 1 : 4 },
     );
     await target.waitForFunction(() => document.querySelector('[data-turn-id="a"][data-role="assistant"]')?.getAttribute('aria-busy') === 'false', undefined, { timeout: 60_000 });
-  }
-
-  /** The host's messages of an answer of `text`: a state, then its text in seeded pieces (`slow`: smaller), then its end. */
-  function answerMessages(text: string, seed: number, slow = false): HostToWebview[] {
-    const messages: HostToWebview[] = [{ type: 'state', state: panelState() }];
-    let at = 0;
-    for (const size of slow ? randomPieces(seed, text.length, 200, 6_000, 0.05) : randomPieces(seed, text.length, 300, 20_000, 0.05)) {
-      messages.push({ type: 'append', turnId: 'a', text: text.slice(at, at + size) });
-      at += size;
-    }
-    messages.push({ type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 });
-    return messages;
   }
 
   /** The answer against a one-shot render of its text: where they first differ, or undefined. */
@@ -281,9 +275,8 @@ describe('render worker in Chromium', function () {
   }
 
   /**
-   * Counts the page's messages to its worker by type, the worker's to the page (`from <type>`), and
-   * the paragraph chunks (`cuts`) and runs of blocks (`blockPieces`) the worker sent back, set
-   * before the page's script runs.
+   * Counts the page's messages to its worker by type, and the paragraph chunks (`cuts`) and runs
+   * of blocks (`blockPieces`) the worker sent back, set before the page's script runs.
    */
   async function countToWorker(target: Page): Promise<void> {
     await target.addInitScript(() => {
@@ -303,8 +296,6 @@ describe('render worker in Chromium', function () {
         },
         set(this: Worker, listener: ((event: MessageEvent) => void) | null) {
           handler?.set?.call(this, (event: MessageEvent<{ type?: string; cuts?: unknown[]; pieces?: unknown[] }>) => {
-            const from = `from ${event.data.type ?? '?'}`;
-            counts[from] = (counts[from] ?? 0) + 1;
             if (event.data.type === 'text') counts.cuts += event.data.cuts?.length ?? 0;
             if (event.data.type === 'blocks') counts.blockPieces = (counts.blockPieces ?? 0) + (event.data.pieces?.length ?? 0);
             listener?.(event);
@@ -349,48 +340,6 @@ describe('render worker in Chromium', function () {
     assert.ok((counts.pause ?? 0) >= 2, `the page streamed the long code block and paragraph itself (${counts.pause ?? 0} pauses)`);
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 10, 'uses before the definition are links');
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/mid"]').count()) > 10, 'uses before and after a definition in the middle are links');
-  });
-
-  it('the worker works through its warm-up while the page is idle and sends the page none of it; an answer after it ends as a one-shot render', async () => {
-    page = await open('/render-worker.js', countToWorker);
-    // Polled on a timer: polling in animation frames would keep the page from ever being idle.
-    await page.waitForFunction(() => document.body.dataset.workerWarmUp !== undefined, undefined, { timeout: 30_000, polling: 250 });
-    assert.equal(await page.evaluate(() => document.body.dataset.workerWarmUp), 'done', 'the warm-up was worked through');
-    const warmed = await page.evaluate(() => ({ ...(window as unknown as { __toWorker: Record<string, number> }).__toWorker }));
-    assert.equal(warmed.warmUp, 1, 'the page asked for the warm-up once');
-    const said = Object.keys(warmed).filter((key) => key.startsWith('from ') && key !== 'from ready' && key !== 'from warmedUp');
-    assert.deepEqual(said, [], 'the worker sent the page nothing of its warm-up: no piece, no text, no blocks');
-    assert.equal(await page.locator('[data-role="assistant"] .aq-answer').count(), 0, 'nothing of it is in the page');
-    const text = blocksAnswer();
-    await stream(page, text, 58);
-    assert.equal(await differsFromOneShot(page, text), undefined);
-    assert.deepEqual(await aliveInAnswer(page), []);
-    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
-  });
-
-  it('an answer that starts while the worker warms up cuts the warm-up short, and ends as a one-shot render', async () => {
-    const text = blocksAnswer();
-    // The answer's messages start in the task that asks for the warm-up (whenever the page is first idle long enough).
-    page = await open('/render-worker.js', async (target) => {
-      await target.addInitScript((all: HostToWebview[]) => {
-        const post = Object.getOwnPropertyDescriptor(Worker.prototype, 'postMessage')?.value as (this: Worker, ...args: unknown[]) => void;
-        Worker.prototype.postMessage = function (this: Worker, message: unknown, ...rest: unknown[]) {
-          post.call(this, message, ...rest);
-          if ((message as { type?: string } | null)?.type !== 'warmUp') return;
-          let at = 0;
-          const next = (): void => {
-            for (const end = Math.min(all.length, at + 4); at < end; at++) window.postMessage(all[at], '*');
-            if (at < all.length) requestAnimationFrame(() => setTimeout(next, 0));
-          };
-          next();
-        } as typeof Worker.prototype.postMessage;
-      }, answerMessages(text, 59, true));
-    });
-    await page.waitForFunction(() => document.querySelector('[data-turn-id="a"][data-role="assistant"]')?.getAttribute('aria-busy') === 'false', undefined, { timeout: 60_000, polling: 250 });
-    assert.equal(await page.evaluate(() => document.body.dataset.workerWarmUp), 'cut short', "the answer's first lane stopped the warm-up");
-    assert.equal(await differsFromOneShot(page, text), undefined);
-    assert.deepEqual(await aliveInAnswer(page), []);
-    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
   });
 
   it('a worker that lags: the page renders what it waited for too long itself, the worker goes on after it, and the answer ends as a one-shot render', async () => {

@@ -2,7 +2,6 @@ import { h } from '../dom';
 import { highlightLanguages } from './code';
 import { IncrementalRenderer } from './incremental';
 import { renderMarkdownOnce } from './markdown';
-import { warmUpWorker } from './worker';
 
 /** A short answer that goes through every part of rendering: markdown, links, a table, sanitizing. */
 const SAMPLE = '# Title\n\nSome **bold**, `code` and a [link](https://example.com).\n\n- one\n- two\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n> quote\n';
@@ -10,14 +9,12 @@ const SAMPLE = '# Title\n\nSome **bold**, `code` and a [link](https://example.co
 /**
  * Gets the renderer ready while the page is idle: the first answer would otherwise pay, in its
  * first frames, for the fonts its text is set in (see FONT_SAMPLES), for compiling highlight.js
- * grammars (one per language) and for the first runs of markdown-it and the sanitizer, and the
- * render worker for compiling its code (worker/warmUp.ts). The fonts
+ * grammars (one per language) and for the first runs of markdown-it and the sanitizer. The fonts
  * come first and at once, one small sample per idle period; the rest one piece per long idle
  * period while no answer streams (see STEP_IDLE_MS and QUIET_MS), so the page never waits for it.
  */
 export function warmUp(schedule: (work: () => void) => void = idle, scheduleFonts: (work: () => void) => void = fontIdle): void {
-  // The worker's warm-up first: the page only posts it (the worker works through it on its own thread).
-  const steps: Array<() => void> = [warmUpWorker, () => void renderMarkdownOnce(SAMPLE), layOut, ...LONG_BLOCKS.map((block) => () => stream(block()))];
+  const steps: Array<() => void> = [() => void renderMarkdownOnce(SAMPLE), layOut, ...LONG_BLOCKS.map((block) => () => stream(block()))];
   for (const language of highlightLanguages()) {
     steps.push(() => void renderMarkdownOnce('```' + language + '\nconst x = "a" + 1; // b\n```\n'));
   }

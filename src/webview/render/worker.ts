@@ -138,13 +138,7 @@ export function startWorker(url: string): void {
           if (state === 'starting') {
             state = 'ready';
             show('worker');
-            if (warmUpWanted) warmUpWorker();
           }
-          return;
-        }
-        if (message.type === 'warmedUp') {
-          // Said in the page for the tests and the bench: `done`, or `cut short` by an answer.
-          document.body.dataset.workerWarmUp = message.whole ? 'done' : 'cut short';
           return;
         }
         workerMs += message.ms;
@@ -167,18 +161,6 @@ export function startWorker(url: string): void {
       fail();
     }
   })();
-}
-
-/** The warm-up asked for the worker before it was up: it is posted once the worker is. */
-let warmUpWanted = false;
-
-/**
- * Lets the worker work through its warm-up (worker/warmUp.ts), now or once it is up: called while
- * the page is idle and no answer streams (render/warmUp.ts). The page's main thread only posts this.
- */
-export function warmUpWorker(): void {
-  warmUpWanted = state === 'starting' || state === 'none';
-  if (state === 'ready') post({ type: 'warmUp' });
 }
 
 /** How long the page's render worker has worked for it so far, in ms (its share of the work, beside the main thread's). */

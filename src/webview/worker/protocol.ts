@@ -43,9 +43,7 @@ export type ToWorker =
   /** Blocks lanes: the page renders the text from where the lane stands itself (a long block it streams) until the next `skip`. */
   | { readonly type: 'pause'; readonly lane: number }
   /** The page no longer wants the lane's pieces (its block is gone, or was rendered at once). */
-  | { readonly type: 'drop'; readonly lane: number }
-  /** The page is idle: work through the warm-up (worker/warmUp.ts) unless an answer has lanes open; a lane opened stops it. */
-  | { readonly type: 'warmUp' };
+  | { readonly type: 'drop'; readonly lane: number };
 
 /** What a text lane has for the page. */
 export interface TextPieces {
@@ -80,6 +78,4 @@ export type FromWorker =
   | ({ readonly type: 'text'; readonly lane: number; readonly ms: number } & TextPieces)
   | ({ readonly type: 'blocks'; readonly lane: number; readonly ms: number } & BlockPieces)
   /** The worker is up: it has loaded and answers (sent once, first). */
-  | { readonly type: 'ready' }
-  /** The warm-up ended (`whole`: worked through; else an answer's lane stopped it). */
-  | { readonly type: 'warmedUp'; readonly whole: boolean };
+  | { readonly type: 'ready' };

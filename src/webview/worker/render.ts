@@ -11,7 +11,6 @@ import { findBoundary, lineStarts, mayHoldCut } from '../../shared/answer/blocks
 import { codePiece } from '../render/code';
 import { LIVE_LIMIT, parseBlocks, parseMarkdown, renderInlinePiece, renderTokens, TextCutter, type MdToken, type References, type RenderEnv } from '../render/parse';
 import type { BlockPiece, FromWorker, RenderedPiece, ToWorker } from './protocol';
-import { warmUpText } from './warmUp';
 
 /** The worker's global scope, as far as this file uses it (the page's DOM typings describe a window). */
 interface WorkerScope {
@@ -76,25 +75,8 @@ const scope = self as unknown as WorkerScope;
 const lanes = new Map<number, Lane>();
 let scheduled = false;
 
-/**
- * The warm-up's lanes (negative ids: the page's are positive), worked like any other while no
- * answer's lane is open; what they make is not sent.
- */
-const warming = new Set<number>();
-let warmedUp = false;
-
 scope.onmessage = (event) => {
   const message = event.data;
-  switch (message.type) {
-    case 'warmUp':
-      if (!warmedUp && warming.size === 0 && lanes.size === 0) startWarmUp();
-      return;
-    case 'open':
-    case 'openText':
-    case 'openBlocks':
-      if (warming.size > 0) endWarmUp(false);
-      break;
-  }
   switch (message.type) {
     case 'open':
       lanes.set(message.lane, { kind: 'code', language: message.language, backlog: '', closed: false, stalledAt: -1 });
@@ -200,48 +182,12 @@ function work(): void {
     }
     if (performance.now() >= end) break;
   }
-  for (const id of warming) {
-    const lane = lanes.get(id);
-    // A blocks lane's last block stays open (nothing follows it): the lane is done when nothing is due.
-    if (lane === undefined || !due(lane)) {
-      lanes.delete(id);
-      warming.delete(id);
-      if (warming.size === 0) endWarmUp(true);
-    }
-  }
   for (const lane of lanes.values()) {
     if (due(lane)) {
       schedule();
       return;
     }
   }
-}
-
-/** A lane's pieces to the page, unless they are the warm-up's. */
-function send(id: number, message: FromWorker): void {
-  if (!warming.has(id)) scope.postMessage(message);
-}
-
-/** Opens the warm-up's lanes, given all their text at once and closed, as an answer's would be once it ended. */
-function startWarmUp(): void {
-  const { blocks, code, paragraph } = warmUpText();
-  let id = 0;
-  const open = (lane: Lane): void => {
-    lanes.set(--id, lane);
-    warming.add(id);
-  };
-  open({ kind: 'blocks', kept: blocks, keptFrom: 0, base: 0, references: {}, paused: false, examined: 0, waitFor: 0, dirty: true });
-  for (const { language, text } of code) open({ kind: 'code', language, backlog: text, closed: true, stalledAt: -1 });
-  open({ kind: 'text', text: paragraph, cutter: new TextCutter(0), tentative: '', references: {}, version: 0, closed: true, dirty: true });
-  schedule();
-}
-
-/** Ends the warm-up: `whole` if it was worked through, else an answer's lane stopped it (the rest is not needed). */
-function endWarmUp(whole: boolean): void {
-  for (const id of warming) lanes.delete(id);
-  warming.clear();
-  warmedUp = true;
-  scope.postMessage({ type: 'warmedUp', whole });
 }
 
 function codeWork(id: number, lane: CodeLane, end: number): void {
@@ -260,7 +206,7 @@ function codeWork(id: number, lane: CodeLane, end: number): void {
   }
   lane.backlog = lane.backlog.slice(start);
   lane.stalledAt = stalled ? lane.backlog.length : -1;
-  if (pieces.length > 0) send(id, { type: 'pieces', lane: id, pieces, ms: performance.now() - began });
+  if (pieces.length > 0) scope.postMessage({ type: 'pieces', lane: id, pieces, ms: performance.now() - began });
   if (lane.closed && lane.backlog === '') lanes.delete(id);
 }
 
@@ -282,13 +228,13 @@ function textWork(id: number, lane: TextLane): void {
   if (lane.closed) {
     // The text was trimmed to the paragraph's end: the rest is its last chunk.
     const last = renderInlinePiece(rest, lane.references).html;
-    send(id, { type: 'text', lane: id, cuts, last, version: lane.version, ms: performance.now() - began });
+    scope.postMessage({ type: 'text', lane: id, cuts, last, version: lane.version, ms: performance.now() - began });
     lanes.delete(id);
     return;
   }
   const shown = (rest + lane.tentative).trimEnd();
   const live = shown.length > LIVE_LIMIT ? undefined : { length: shown.length, html: renderInlinePiece(shown, lane.references).html };
-  send(id, { type: 'text', lane: id, cuts, live, version: lane.version, ms: performance.now() - began });
+  scope.postMessage({ type: 'text', lane: id, cuts, live, version: lane.version, ms: performance.now() - began });
 }
 
 /**
@@ -354,7 +300,7 @@ function blocksWork(id: number, lane: BlocksLane, end: number): void {
     window = BLOCKS_WINDOW;
   }
   lane.dirty = rest.length >= lane.waitFor;
-  send(id, { type: 'blocks', lane: id, from, pieces, seen: lane.base + lane.examined, ms: performance.now() - began });
+  scope.postMessage({ type: 'blocks', lane: id, from, pieces, seen: lane.base + lane.examined, ms: performance.now() - began });
 }
 
 scope.postMessage({ type: 'ready' });
