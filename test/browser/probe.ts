@@ -33,6 +33,43 @@ export { purifiedFragment } from '../../src/webview/render/markdown';
 export { renderMarkup as markupOf } from '../../src/webview/render/parse';
 export { AutoScroller } from '../../src/webview/transcript';
 
+/**
+ * The elements the page's intersection observers watch from now on (a set kept up to date), and
+ * what stops keeping it.
+ */
+export function watchedElements(): { watched: Set<Element>; restore: () => void } {
+  const watched = new Set<Element>();
+  const proto = IntersectionObserver.prototype;
+  type Watch = (this: IntersectionObserver, target: Element) => void;
+  const observe: Watch = Reflect.get(proto, 'observe');
+  const unobserve: Watch = Reflect.get(proto, 'unobserve');
+  proto.observe = function (this: IntersectionObserver, target: Element) {
+    watched.add(target);
+    observe.call(this, target);
+  };
+  proto.unobserve = function (this: IntersectionObserver, target: Element) {
+    watched.delete(target);
+    unobserve.call(this, target);
+  };
+  return {
+    watched,
+    restore: () => {
+      proto.observe = observe;
+      proto.unobserve = unobserve;
+    },
+  };
+}
+
+/** How many of the answer's groups are in the scroller's view, and how many of those still wait. */
+export function groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number } {
+  const box = scroller.getBoundingClientRect();
+  const inView = [...out.querySelectorAll(':scope > .aq-group')].filter((group) => {
+    const rect = group.getBoundingClientRect();
+    return rect.bottom > box.top && rect.top < box.bottom;
+  });
+  return { inView: inView.length, waitingInView: inView.filter((group) => group.hasAttribute('style')).length };
+}
+
 /** An answer element (`out`) in a view 400 px high that scrolls (`scroller`), added to the page: the answer panel's shape. */
 export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
   const scroller = document.createElement('div');

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { openProbePage, randomPieces, type ProbePage, type RendererGlobal } from '../support/browser';
 import type { ClockedRenderer, PageClock } from './probe';
-import { HeldText } from '../../src/shared/answer/heldText';
+import { HeldText, type HeldPiece } from '../../src/shared/answer/heldText';
 import { GROUP_SIZE } from '../../src/shared/answer/blocks';
 import { longShapes } from '../support/shapes';
 
@@ -10,8 +10,18 @@ interface ProbeGlobal extends RendererGlobal {
   work: { parsed: number; highlighted: number; sanitized: number };
   GROUP_SIZE: number;
   scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement };
+  watchedElements(): { watched: Set<Element>; restore: () => void };
+  groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number };
   onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer;
   fastClock(times: number): () => void;
+}
+
+/** What the extension host passes over for an answer that comes in `batches` (in order), and the text of each group it held, by id. */
+function heldAnswer(...batches: string[]): { pieces: HeldPiece[]; texts: Record<number, string>; heldCount: number } {
+  const held = new HeldText();
+  const pieces = batches.flatMap((batch) => held.pass(batch));
+  const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+  return { pieces, texts, heldCount: held.heldCount };
 }
 
 interface Mismatch {
@@ -479,10 +489,8 @@ describe('renderer streams long blocks in Chromium', function () {
     // A definition inside a held group, used before it and after it.
     const text = parts.map((part, i) => (i % 400 === 200 ? `${part}\n\nSee [the spec][spec] here.` : i === Math.floor(parts.length / 2) ? `${part}\n\n[spec]: https://example.com/spec "Spec"` : part)).join('\n\n') + '\n';
     const uses = parts.filter((_, i) => i % 400 === 200).length;
-    const held = new HeldText();
-    const pieces = [...held.pass(text.slice(0, 30_000)), ...held.pass(text.slice(30_000))];
-    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
-    assert.ok(held.heldCount > 50, `the host held most of it: ${held.heldCount} groups`);
+    const { pieces, texts, heldCount } = heldAnswer(text.slice(0, 30_000), text.slice(30_000));
+    assert.ok(heldCount > 50, `the host held most of it: ${heldCount} groups`);
     const result = await page.evaluate(
       async ({ pieces, texts }) => {
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -597,9 +605,7 @@ describe('renderer streams long blocks in Chromium', function () {
   });
 
   it('hundreds of held groups that come at once are placed over several frames of a slow page, and the answer still equals a one-shot render', async () => {
-    const held = new HeldText();
-    const pieces = [...held.pass(longShapes(1024 * 1024, 14).blocks)];
-    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+    const { pieces, texts } = heldAnswer(longShapes(1024 * 1024, 14).blocks);
     const result = await page.evaluate(
       ({ pieces, texts }) => {
         // The page's clock runs 50 times fast: to the renderer, every piece of work takes that much longer.
@@ -643,26 +649,12 @@ describe('renderer streams long blocks in Chromium', function () {
   });
 
   it('while the view follows the stream, the page watches only the newest waiting groups; scrolled away, the groups there are rendered', async () => {
-    const held = new HeldText();
-    const pieces = [...held.pass(longShapes(1024 * 1024, 13).blocks)];
-    const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+    const { pieces, texts } = heldAnswer(longShapes(1024 * 1024, 13).blocks);
     const result = await page.evaluate(
       async ({ pieces, texts }) => {
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
         // What the page's intersection observers watch.
-        const watched = new Set<Element>();
-        const proto = IntersectionObserver.prototype;
-        type Watch = (this: IntersectionObserver, target: Element) => void;
-        const observe: Watch = Reflect.get(proto, 'observe');
-        const unobserve: Watch = Reflect.get(proto, 'unobserve');
-        proto.observe = function (this: IntersectionObserver, target: Element) {
-          watched.add(target);
-          observe.call(this, target);
-        };
-        proto.unobserve = function (this: IntersectionObserver, target: Element) {
-          watched.delete(target);
-          unobserve.call(this, target);
-        };
+        const { watched, restore } = (window.AQ as ProbeGlobal).watchedElements();
         const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
         try {
           // The view follows the newest text, as the panel's does, until the reader scrolls.
@@ -690,15 +682,9 @@ describe('renderer streams long blocks in Chromium', function () {
           for (let i = 0; i < 30; i++) {
             await frame();
           }
-          const box = scroller.getBoundingClientRect();
-          const inView = [...out.querySelectorAll(':scope > .aq-group')].filter((group) => {
-            const rect = group.getBoundingClientRect();
-            return rect.bottom > box.top && rect.top < box.bottom;
-          });
-          return { atEnd, middle: { watched: watched.size, inView: inView.length, waitingInView: inView.filter((group) => group.hasAttribute('style')).length } };
+          return { atEnd, middle: { watched: watched.size, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) } };
         } finally {
-          proto.observe = observe;
-          proto.unobserve = unobserve;
+          restore();
           scroller.remove();
         }
       },
@@ -709,6 +695,48 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.atEnd.watched <= 20, `at the end, only the newest are watched: ${summary}`);
     assert.ok(result.middle.watched > 100, `away from the end, all are watched: ${summary}`);
     assert.ok(result.middle.inView > 0 && result.middle.waitingInView === 0, `the groups in view are rendered: ${summary}`);
+  });
+
+  it('groups that first wait while the view is far from the end (the reader is at the top) are all watched, and those in view are rendered without a scroll', async () => {
+    // Short paragraphs: the first groups start within the view (the first GROUP_SIZE blocks stay outside groups).
+    const { pieces, texts } = heldAnswer(Array.from({ length: 40_000 }, (_, i) => `Paragraph ${i}.`).join('\n\n') + '\n');
+    const result = await page.evaluate(
+      async ({ pieces, texts }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const { watched, restore } = (window.AQ as ProbeGlobal).watchedElements();
+        const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
+        // At the top of the page, as tall as the area the page watches (its view and a screen below it).
+        scroller.style.cssText += `;position:fixed;top:0;left:0;right:0;height:${2 * innerHeight}px`;
+        try {
+          // The view stays at the top: no scroll ever says where it is.
+          const renderer = new window.AQ.IncrementalRenderer(out, {
+            wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
+          });
+          for (const piece of pieces) {
+            if ('text' in piece) renderer.append(piece.text);
+            else renderer.hold(piece.groups);
+          }
+          renderer.finish();
+          for (let i = 0; i < 600 && !renderer.done; i++) {
+            await frame();
+          }
+          for (let i = 0; i < 30; i++) {
+            await frame();
+          }
+          const waiting = out.querySelectorAll(':scope > .aq-group[style]').length;
+          return { top: scroller.scrollTop, waiting, watched: watched.size, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
+        } finally {
+          restore();
+          scroller.remove();
+        }
+      },
+      { pieces, texts },
+    );
+    const summary = JSON.stringify(result);
+    assert.equal(result.top, 0, `the view stayed at the top: ${summary}`);
+    assert.ok(result.waiting > 100, `many groups wait: ${summary}`);
+    assert.ok(result.watched > 100, `far from the end, all waiting groups are watched: ${summary}`);
+    assert.ok(result.inView > 0 && result.waitingInView === 0, `the groups in view are rendered: ${summary}`);
   });
 
   it('a held group the host placed where no group starts here is asked for at once and rendered in line; the answer still equals a one-shot render', async () => {
