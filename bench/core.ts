@@ -17,6 +17,8 @@ export interface BenchRow {
   value: string;
   goal?: string;
   ok?: boolean;
+  /** The row's one number (ms), for a part run several times: its median and worst are printed. */
+  figure?: number;
 }
 
 const KEY = 'bench-key-0000';

@@ -36,6 +36,13 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
  */
 const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
+/**
+ * Runs of the 10 MiB part under each load (env AQ_WB_REPEAT; 1 by default). One run's longest
+ * stall moves by tens of milliseconds from run to run on a 2-core machine: with several, each
+ * figure prints its median, its worst and every run's, so that a change smaller than that spread
+ * can be seen.
+ */
+const REPEAT = Math.max(1, Math.floor(Number(process.env.AQ_WB_REPEAT ?? 1)));
 const BIG = 10 * MiB;
 const APP = { id: 'timed', name: 'Timed' };
 /** The application's name while it answers with 10 MiB into the panel, and into the channel. */
@@ -481,7 +488,12 @@ function stallRow(thread: string, stall: Stall | undefined, silentMs: number, go
     ? `≥ ${ms(silentMs)} (the page did not answer for that long, and had not finished)`
     : `${ms(Math.max(stall.gap, stall.task))} (longest rAF gap ${stall.gap.toFixed(1)} ms, ${Math.round(stall.gap / FRAME_MS)} frames at 60 Hz, ending ${ms(stall.gapEndedAfter)} after the first byte; ${stall.gapsOver} gaps over ${ms(STALL_GOAL_MS)}, ${stall.gapsOverAfterLast} of them after the last text arrived; longest long task ${ms(stall.task)}, ${stall.tasks} long tasks)`;
   const met = stall === undefined ? silentMs <= STALL_GOAL_MS : !gapOverGoal(stall.gap) && stall.task <= STALL_GOAL_MS;
-  return { name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps, to a frame's drift; long tasks)`, value, ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: met } : {}) };
+  return {
+    name: `workbench: longest stall of the ${thread} main thread while ${what} (rAF gaps, to a frame's drift; long tasks)`,
+    value,
+    ...(goal ? { goal: `≤ ${STALL_GOAL_MS} ms`, ok: met } : {}),
+    ...(stall === undefined ? {} : { figure: Math.max(stall.gap, stall.task) }),
+  };
 }
 
 /**
@@ -502,6 +514,7 @@ async function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: numbe
     {
       name: `workbench: the extension host's longest event-loop delay while ${what ?? 'it streams'} (no extension's work runs meanwhile)`,
       value: `${ms(host.longest)}; ${host.over.length} delays over ${ms(STALL_GOAL_MS)}${host.over.map((delay) => `, ${ms(delay.late)} ending +${ms(delay.endedAfter)}`).join('')} (the last byte +${ms(last - first)}, final DOM +${ms(doneAt - first)})`,
+      figure: host.longest,
     },
   ];
 }
@@ -567,6 +580,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       value: `${ms(lastToFinal)} (painted +${ms((panel.donePaintedAt ?? doneAt) - doneAt)}; socket wrote it in ${ms(last - first)}, its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)} after the last byte, the end +${ms((panel.endAt ?? Number.NaN) - last)}; first byte → final DOM ${ms(doneAt - first)}; ${(panel.textChars / MiB).toFixed(1)} Mi characters of it passed to the webview, the rest held by the extension host; ${sections})`,
       goal,
       ok: lastToFinal <= FINAL_DOM_GOAL_MS && complete,
+      figure: lastToFinal,
     },
     {
       name: 'workbench: the same answer: its last text reached the webview → final DOM (the webview\'s own part)',
@@ -644,6 +658,21 @@ async function bigIntoChannel(workbench: Workbench): Promise<BenchRow[]> {
   ];
 }
 
+/**
+ * Runs `part` `times` times. The rows of several runs are merged: a row with a figure prints its
+ * median, worst and each run's (its goal met only if met in every run), any other row each run's value.
+ */
+async function repeated(times: number, part: () => Promise<BenchRow[]>): Promise<BenchRow[]> {
+  if (times === 1) return part();
+  const runs: BenchRow[][] = [];
+  for (let i = 0; i < times; i++) runs.push(await part());
+  return sideBySide(runs.map((rows, i) => [`run ${i + 1}`, rows] as const)).map((row) => {
+    const figures = runs.flatMap((rows) => rows.find((each) => each.name === row.name)?.figure ?? []);
+    if (figures.length !== times) return row;
+    return { ...row, value: `median ${ms(median(figures))}, worst ${ms(Math.max(...figures))} of ${times} runs (${figures.map(ms).join(', ')})` };
+  });
+}
+
 function load(): string {
   return os.loadavg().map((n) => n.toFixed(1)).join(' / ');
 }
@@ -680,7 +709,8 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
     if (PARTS.has('panel')) {
       let traces = 0;
-      rows.push(...(await underLoads(() => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `.${++traces}$1`), 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1'))));
+      const run = (): Promise<BenchRow[]> => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `.${++traces}$1`), 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1');
+      rows.push(...(await underLoads(() => repeated(REPEAT, run))));
     }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
