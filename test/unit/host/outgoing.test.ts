@@ -117,6 +117,28 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.equal(reassemble(out, log, 'b'), 'The other column.');
   });
 
+  it('cuts two backlogs at once by turns, a slice of each in turn (two Compare columns that flood in show together), each turn in its order', async () => {
+    const first = longShapes(2 * 1024 * 1024, 12).blocks;
+    const second = longShapes(2 * 1024 * 1024, 13).blocks;
+    const { out, log, stop } = outgoing();
+    out.append('a', first);
+    out.append('b', second);
+    out.post({ type: 'turnEnd', turnId: 'a', status: 'done' });
+    out.post({ type: 'turnEnd', turnId: 'b', status: 'done' });
+    await settled(log, (entries) => messages(entries).filter((message) => message.type === 'turnEnd').length === 2);
+    stop();
+    const sent = messages(log);
+    const held = (turnId: string): number[] => sent.flatMap((message, i) => (message.type === 'held' && message.turnId === turnId ? [i] : []));
+    const [aHeld, bHeld] = [held('a'), held('b')];
+    assert.ok(aHeld.length > 4 && bHeld.length > 4, `both were held: ${aHeld.length} and ${bHeld.length} messages`);
+    // Cut one after the other, the second's first group came only after the first's last.
+    assert.ok(bHeld[0] < aHeld[2] && aHeld[aHeld.length - 1] > bHeld[2], `their slices alternate: the first's at ${aHeld.join(' ')}, the second's at ${bHeld.join(' ')}`);
+    const end = (turnId: string): number => sent.findIndex((message) => message.type === 'turnEnd' && message.turnId === turnId);
+    assert.ok(Math.max(...aHeld) < end('a') && Math.max(...bHeld) < end('b'), 'each end after all of its own text');
+    assert.equal(reassemble(out, log, 'a'), first);
+    assert.equal(reassemble(out, log, 'b'), second);
+  });
+
   it('sends whole characters only, though a slice may end inside a surrogate pair: its end waits for the rest', async () => {
     // Paragraphs of emoji: slices end between the halves of pairs.
     const paragraph = (i: number): string => `${'🚀'.repeat(200 + (i % 7))} ${i}`;

@@ -47,6 +47,8 @@ export class Outgoing {
   private slice: ReturnType<typeof setImmediate> | undefined;
   /** When streamed text was last flushed (for the one-message-per-frame pace). */
   private lastFlush = 0;
+  /** The turn whose backlog the last slice was cut from (backlogs take turns, see `next`). */
+  private lastCut: string | undefined;
 
   constructor(private readonly deliver: (message: HostToWebview) => void) {}
 
@@ -142,13 +144,13 @@ export class Outgoing {
 
   /**
    * Sends the work, each turn's in order. Text longer than CUT_SLICE is passed on a slice at a time
-   * (its groups held, the rest waiting), CUT_SLICE a task; the rest of that turn's work waits for
-   * the next task, and other turns' work goes past it: a Compare column whose answer floods in does
-   * not hold up the others. A message about no turn (the applications, the attachments) waits for
-   * nothing.
+   * (its groups held, the rest waiting), one slice a task, the turns with such a backlog taking
+   * turns; the rest of a backlog's turn waits for a later task, and other turns' work goes past it:
+   * a Compare column whose answer floods in does not hold up the others, nor do two floods wait one
+   * for the other. A message about no turn (the applications, the attachments) waits for nothing.
    */
   private next(): void {
-    let left = CUT_SLICE;
+    const cut = this.backlogToCut();
     /** Turns whose earlier work waits for a later task: theirs waits behind it. */
     const waiting = new Set<string>();
     for (let i = 0; i < this.work.length; ) {
@@ -169,10 +171,8 @@ export class Outgoing {
         this.sendPieces(item.turnId, turn.pass(item.queued.take(CUT_SLICE)));
         continue;
       }
-      if (left > 0) {
-        const slice = item.queued.take(CUT_SLICE);
-        left -= slice.length;
-        this.sendPieces(item.turnId, turn.pass(slice, true));
+      if (item.turnId === cut) {
+        this.sendPieces(item.turnId, turn.pass(item.queued.take(CUT_SLICE), true));
       }
       waiting.add(item.turnId);
       i++;
@@ -183,6 +183,17 @@ export class Outgoing {
         this.next();
       });
     }
+  }
+
+  /** The turn whose backlog this task cuts a slice of: the next after the one cut last, in the work's order. */
+  private backlogToCut(): string | undefined {
+    const backlogs: string[] = [];
+    for (const item of this.work) {
+      if (!('message' in item) && item.queued.length > CUT_SLICE && !backlogs.includes(item.turnId)) backlogs.push(item.turnId);
+    }
+    const cut = backlogs[(backlogs.indexOf(this.lastCut ?? '') + 1) % backlogs.length] as string | undefined;
+    this.lastCut = cut ?? this.lastCut;
+    return cut;
   }
 
   private heldText(turnId: string): HeldText {
