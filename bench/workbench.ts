@@ -29,10 +29,10 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
  * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `panel`; all by default),
  * and where a Chromium performance trace of each 10 MiB panel run goes (env AQ_WB_TRACE, a file
  * path, numbered per run: trace.1.json, trace.2.json; none by default), for finding what a stall is
- * made of (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a file path) traces the Chat view's first-paint
- * answers, with JavaScript samples; the probe marks in it (`console.timeStamp`, "aq:" and the
- * message's type) when each message reached the webview, and "aq:dom" when the answer's first
- * text was in the DOM.
+ * made of (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a
+ * file path) traces the Chat view's first-paint answers, with JavaScript samples; the probe marks
+ * in it (`console.timeStamp`, "aq:" and the message's type) when each message reached the webview,
+ * and "aq:dom" when the answer's first text was in the DOM.
  */
 const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
@@ -687,6 +687,10 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     env: hostLag.env,
     serviceOptions: { quiet: true },
     userSettings: { ...applicationsWith(APP.name, LATENCY_TEMPLATE), 'applicationQuery.output': 'panel' },
+  }).catch(async (error: unknown) => {
+    // The probe's folder goes with a workbench that did not start, too.
+    await rm(hostLag.folder, { recursive: true, force: true });
+    throw error;
   });
   try {
     await setApiKey(workbench, APP.name, APP.id);
