@@ -9,6 +9,7 @@ import type { HostToWebview, SurfaceState, Turn } from '../../src/shared/protoco
 import { bundle, launchBrowser, LoopbackServer, randomPieces, routeWebviewAssets } from '../support/browser';
 import { webviewPage } from '../support/browser';
 import { longShapes } from '../support/shapes';
+import { HeldText } from '../../src/shared/answer/heldText';
 
 /** Code blocks of several languages, one past the highlighting limit (128 KiB), and code that looks like markup. */
 function codeAnswer(): string {
@@ -340,6 +341,63 @@ describe('render worker in Chromium', function () {
     assert.ok((counts.pause ?? 0) >= 2, `the page streamed the long code block and paragraph itself (${counts.pause ?? 0} pauses)`);
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 10, 'uses before the definition are links');
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/mid"]').count()) > 10, 'uses before and after a definition in the middle are links');
+  });
+
+  it('an answer the extension host held back in part: the text after each group that waits is cut and rendered in the worker too, and the answer ends as a one-shot render; hostile text stays inert', async () => {
+    page = await open('/render-worker.js', countToWorker);
+    await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
+    const text = `${blocksAnswer(false)}\n\n${longShapes(320 * 1024, 17).blocks}`;
+    // What the host passes over when the text piles up three times: text, held groups, text, ...
+    const held = new HeldText();
+    const cuts = [30_000, 200_000, 230_000, 400_000, 430_000, text.length];
+    const pieces = cuts.flatMap((end, i) => held.pass(text.slice(i === 0 ? 0 : cuts[i - 1], end)));
+    const holds = pieces.filter((piece) => 'groups' in piece).length;
+    assert.ok(holds >= 3 && held.heldCount > 20, `the host held groups ${holds} times (${held.heldCount} groups)`);
+    const texts = Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '');
+    const messages: HostToWebview[] = [
+      { type: 'state', state: panelState() },
+      ...pieces.map((piece): HostToWebview => ('text' in piece ? { type: 'append', turnId: 'a', text: piece.text } : { type: 'held', turnId: 'a', groups: piece.groups })),
+      { type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 },
+    ];
+    const waiting = await page.evaluate(
+      async ({ messages, texts }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        // The host answers the view's asks for held text a little later, as its messages would.
+        let answered = 0;
+        const host = setInterval(() => {
+          for (; answered < window.__messages.length; answered++) {
+            const message = window.__messages[answered] as { type: string; turnId?: string; ids?: number[] };
+            if (message.type === 'wantHeld') message.ids?.forEach((id) => window.postMessage({ type: 'heldText', turnId: 'a', id, text: texts[id] }, '*'));
+          }
+        }, 5);
+        for (const message of messages) {
+          window.postMessage(message, '*');
+          await frame();
+        }
+        const answer = (): Element | null => document.querySelector('[data-turn-id="a"][data-role="assistant"]');
+        while (answer()?.getAttribute('aria-busy') !== 'false') await frame();
+        const waitingGroups = (): Element[] => [...document.querySelectorAll('[data-turn-id="a"] .aq-answer > .aq-group[style]')];
+        const atEnd = waitingGroups().length;
+        // The reader goes through the whole answer: every group that waits is shown.
+        for (let i = 0; i < 2000 && waitingGroups().length > 0; i++) {
+          waitingGroups()[0].scrollIntoView();
+          await frame();
+        }
+        clearInterval(host);
+        return { atEnd, left: waitingGroups().length };
+      },
+      { messages, texts },
+    );
+    assert.ok(waiting.atEnd > 10, `groups far from the view waited (${waiting.atEnd})`);
+    assert.equal(waiting.left, 0, 'every group was shown');
+    assert.equal(await differsFromOneShot(page, text), undefined);
+    assert.deepEqual(await aliveInAnswer(page), []);
+    const counts = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
+    // One lane for the text before the first group that waits, and one after each hold.
+    assert.ok((counts.openBlocks ?? 0) >= holds + 1, `the text after each hold went to a lane of its own (${counts.openBlocks ?? 0} lanes, ${holds} holds)`);
+    assert.ok((counts.blockPieces ?? 0) >= 15, `the worker cut and rendered the blocks between the groups (${counts.blockPieces ?? 0} runs)`);
+    assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 10, 'uses of a definition made at the end are links');
+    assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
   });
 
   it('a worker that lags: the page renders what it waited for too long itself, the worker goes on after it, and the answer ends as a one-shot render', async () => {

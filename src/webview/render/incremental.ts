@@ -126,6 +126,8 @@ export class IncrementalRenderer {
   private lazy: LazyGroups;
   /** The worker's lane that cuts and renders the answer's whole blocks, while it does (see blockLane.ts). */
   private lane: BlockLane | undefined;
+  /** A held group waits before the text still to come into the tail: that text takes a new lane. */
+  private relane = false;
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
   /** How far the tail is behind the stream, frame after frame (whether groups of it wait). */
@@ -220,7 +222,7 @@ export class IncrementalRenderer {
     const normalized = this.normalizer.normalize(text);
     const last = this.queue.length - 1;
     if (last < 0) {
-      this.lane?.add(normalized, this.tail.length);
+      this.toLane(normalized);
       this.tail += normalized;
       if (this.stream !== undefined) {
         this.fresh += normalized;
@@ -239,9 +241,8 @@ export class IncrementalRenderer {
    * The text before them ends where a group starts, as the host cut it.
    */
   hold(groups: readonly HeldGroup[]): void {
-    // The worker's offsets are into the text as it came: the page renders the rest of this answer.
-    this.lane?.drop();
-    this.lane = undefined;
+    // The worker's lane goes on with the text before them; the text after the first that waits
+    // goes to a lane of its own (see placeQueued).
     this.queue.push(...groups.map((group) => ({ group })));
     this.requestFrame();
   }
@@ -314,6 +315,7 @@ export class IncrementalRenderer {
     this.backlog = new Backlog();
     this.lane?.drop();
     this.lane = this.blockLane();
+    this.relane = false;
     this.lane?.add(this.tail, 0);
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
@@ -338,6 +340,7 @@ export class IncrementalRenderer {
     this.lazy.dispose();
     this.lane?.drop();
     this.lane = undefined;
+    this.relane = false;
   }
 
   private requestFrame(): void {
@@ -494,7 +497,9 @@ export class IncrementalRenderer {
     while (this.queue.length > 0) {
       const next = this.queue[0];
       if (typeof next === 'string' || next.text !== undefined) {
-        this.tail += typeof next === 'string' ? next : next.text;
+        const text = typeof next === 'string' ? next : (next.text ?? '');
+        this.toLane(text);
+        this.tail += text;
         this.queue.shift();
         continue;
       }
@@ -516,12 +521,27 @@ export class IncrementalRenderer {
       }
       this.lazy.addHeld(this.blocks.placeGroup() as HTMLElement, next.group);
       placed = true;
+      // The worker's text is the answer's as it came, without gaps: its lane ends at a group that
+      // waits (its text is not in the tail), and a new one takes the text after it.
+      this.lane?.drop();
+      this.lane = undefined;
+      this.relane = true;
     }
     if (placed) {
       // Frozen text may use a definition the held groups make.
       this.applyReferences({ ...this.frozenRefs });
     }
     return result;
+  }
+
+  /** Gives the worker's lane `text`, about to join the tail (a new lane if a held group waits before it). */
+  private toLane(text: string): void {
+    if (this.relane) {
+      // The first text after a group that waits: the worker's offsets start again with it.
+      this.relane = false;
+      this.lane = this.blockLane();
+    }
+    this.lane?.add(text, this.tail.length);
   }
 
   /** The tail as rendered is final (it ended where held groups begin): it stays as a frozen chunk. */
