@@ -343,10 +343,14 @@ describe('render worker in Chromium', function () {
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/mid"]').count()) > 10, 'uses before and after a definition in the middle are links');
   });
 
-  it('an answer the extension host held back in part: the text after each group that waits is cut and rendered in the worker too, and the answer ends as a one-shot render; hostile text stays inert', async () => {
+  it('an answer the extension host held back in part: the text after each group that waits is cut and rendered in the worker too, a long code block in a held group is highlighted there, and the answer ends as a one-shot render; hostile text stays inert', async () => {
     page = await open('/render-worker.js', countToWorker);
     await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
-    const text = `${blocksAnswer(false)}\n\n${longShapes(320 * 1024, 17).blocks}`;
+    // A long code block in what the host holds back (hostile markup in it stays code).
+    const line = 'export function step(value: number): string { return `<img src=x onerror="window.__pwned = true">${value}`; }\n';
+    const fence = '```ts\n' + line.repeat(Math.ceil((40 * 1024) / line.length)) + '```';
+    const text = `${blocksAnswer(false)}\n\n${fence}\n\n${longShapes(320 * 1024, 17).blocks}`;
+    assert.ok(text.indexOf(fence) > 230_000 && text.indexOf(fence) + fence.length < 400_000 - 16 * 1024, 'the code block is in a batch the host holds');
     // What the host passes over when the text piles up three times: text, held groups, text, ...
     const held = new HeldText();
     const cuts = [30_000, 200_000, 230_000, 400_000, 430_000, text.length];
@@ -396,6 +400,11 @@ describe('render worker in Chromium', function () {
     // One lane for the text before the first group that waits, and one after each hold.
     assert.ok((counts.openBlocks ?? 0) >= holds + 1, `the text after each hold went to a lane of its own (${counts.openBlocks ?? 0} lanes, ${holds} holds)`);
     assert.ok((counts.blockPieces ?? 0) >= 8, `the worker cut and rendered the blocks between the groups (${counts.blockPieces ?? 0} runs)`);
+    // The only long code block is in a held group: its code went to a code lane of the worker when it came into view.
+    assert.ok((counts.open ?? 0) >= 1, `the held code block was highlighted in the worker (${counts.open ?? 0} code lanes)`);
+    assert.deepEqual(await foreignInCode(page), []);
+    const keywords = await page.evaluate(() => Math.max(...[...document.querySelectorAll('[data-turn-id="a"] .aq-answer pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length)));
+    assert.ok(keywords > 300, `the long code block is highlighted (${keywords} keywords)`);
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/docs"]').count()) > 10, 'uses of a definition made at the end are links');
     assert.equal(await page.evaluate(() => document.body.dataset.rendering), 'worker', 'the worker stayed up');
   });

@@ -149,6 +149,14 @@ export class Grouper {
   }
 }
 
+/** Appends `fragment` to `parent`: where its nodes went. */
+export function placeAtEnd(parent: Node, fragment: DocumentFragment): Placement {
+  const first = fragment.firstChild;
+  const count = fragment.childNodes.length;
+  parent.appendChild(fragment);
+  return first === null ? [] : [{ parent, first, count }];
+}
+
 /**
  * Puts `fragment` where `placement` was (rendered again: the same children, new markup). Its
  * elements are dealt out over the old segments as many as each held, so a placement that spans

@@ -1,7 +1,7 @@
 import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, mayHoldCut, startsElement, TextNormalizer } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
 import { BlockLane } from './blockLane';
-import { Grouper, replacePlacement, type Placement } from './groups';
+import { Grouper, placeAtEnd, replacePlacement, type Placement } from './groups';
 import { Backlog, LAZY_KEEP, LAZY_WINDOW, LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseBlocksAndLines, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
@@ -577,7 +577,22 @@ export class IncrementalRenderer {
       () => ({ ...this.refs, ...this.frozenRefs }),
       () => this.requestFrame(),
       (ids) => this.options.wantHeld?.(ids),
+      (element, text) => this.groupFence(element, text),
     );
+  }
+
+  /**
+   * A long fenced code block of a waiting group (see FenceRender in lazy.ts), rendered into the
+   * group's `element` as the answer's open code block streams: by a FenceStream whose text is
+   * all there.
+   */
+  private groupFence(element: HTMLElement, text: string): BlockStream | undefined {
+    const token = parseMarkdown(text.slice(0, text.indexOf('\n') + 1), {}, 'blocks')[0] as MdToken | undefined;
+    if (token?.type !== 'fence' || !FenceStream.canStart(text)) {
+      return undefined;
+    }
+    const host: StreamHost = { ...this.host, place: (fragment) => placeAtEnd(element, fragment) };
+    return new FenceStream(host, text, token);
   }
 
   /**

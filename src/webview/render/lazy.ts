@@ -11,6 +11,8 @@
 import { boundaryAt, countLines, estimatedHeight, startsElement } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
 import { parseBlocksAndLines, type References } from './parse';
+import type { BlockStream } from './streams';
+import { replacePlacement } from './groups';
 
 /**
  * Text that waits for the view: whole groups of an answer's top-level blocks (incremental.ts) and
@@ -58,6 +60,25 @@ export class Backlog {
 export type GroupRender = (source: string, references: References) => DocumentFragment;
 
 /**
+ * Starts rendering a long fenced code block (`text`: from its opening line to where the next
+ * block starts) at the end of a group's `element`, the way the answer's open block streams: its
+ * code highlighted in the page's worker or a piece a frame (fence.ts), never all in one frame.
+ * Undefined if it cannot.
+ */
+export type FenceRender = (element: HTMLElement, text: string) => BlockStream | undefined;
+
+/**
+ * A fenced code block in a waiting group longer than this is rendered over frames (FenceRender)
+ * instead of in one piece: a group holding 100 KiB of TypeScript took one frame of 150 ms to
+ * come into view (highlighting it whole), as the reader scrolled back to it.
+ */
+const LONG_FENCE = 8 * 1024;
+/** A long code block shown on makes at least this much headway (ms), however late in the frame: one piece of its code. */
+const LEAST_FENCE_MS = 1;
+/** A fence's opening line (after any blank lines), as CommonMark has it. */
+const FENCE_OPENING = /^((?:[ \t]*\n)*) {0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)\n/;
+
+/**
  * A group that comes into view is rendered in pieces of at least this much text, each ending
  * where text can be cut, as many in a frame as its budget allows (at least one): a group of
  * GROUP_SIZE long blocks would otherwise take a whole frame and more.
@@ -78,8 +99,11 @@ interface LazyGroup {
   asked: boolean;
   /** How much of the source is rendered into the element so far (in pieces, see PIECE). */
   shown: number;
-  /** Where the source can be cut, once a piece has been asked for. */
-  cuts?: number[];
+  /** Where the source can be cut, and where its long fenced code blocks start (see LONG_FENCE), once a piece has been asked for. */
+  cuts?: readonly number[];
+  fences?: readonly number[];
+  /** A long fenced code block being rendered over frames (see FenceRender), and its text. */
+  fence?: { readonly stream: BlockStream; readonly text: string };
 }
 
 /**
@@ -102,6 +126,8 @@ export class LazyGroups {
   private readonly referencing: LazyGroup[] = [];
   /** Held groups by id. */
   private readonly held = new Map<number, LazyGroup>();
+  /** Groups whose long code block is being rendered over frames (see FenceRender). */
+  private readonly fencing = new Set<LazyGroup>();
   private observer: IntersectionObserver | undefined;
   /** The newest waiting groups (see WATCHED_NEWEST). */
   private readonly newest: HTMLElement[] = [];
@@ -121,6 +147,7 @@ export class LazyGroups {
     private readonly references: () => References,
     private readonly wake: () => void,
     private readonly want: (ids: readonly number[]) => void,
+    private readonly fence?: FenceRender,
   ) {}
 
   /** Whether groups that came into view wait to be rendered (and have their text). */
@@ -148,6 +175,7 @@ export class LazyGroups {
     for (const element of elements) {
       const group = this.ownRender.get(element);
       if (group?.source !== undefined && group.shown > 0) {
+        this.stopFence(group);
         group.element.replaceChildren(this.renderOf(group)(group.source.slice(0, group.shown), this.references()));
       }
     }
@@ -313,6 +341,7 @@ export class LazyGroups {
     let changed = false;
     for (const group of this.referencing) {
       if (group.shown > 0 && group.source !== undefined && mentions(group.source)) {
+        this.stopFence(group);
         group.element.replaceChildren(this.renderOf(group)(group.source.slice(0, group.shown), references));
         changed = true;
       }
@@ -320,8 +349,11 @@ export class LazyGroups {
     return changed;
   }
 
-  /** Stops watching (the answer starts over). */
+  /** Stops watching (the answer starts over), and the worker does nothing more for its code blocks. */
   dispose(): void {
+    for (const group of [...this.fencing]) {
+      this.stopFence(group);
+    }
     this.stopListening();
     this.observer?.disconnect();
     this.observer = undefined;
@@ -337,19 +369,65 @@ export class LazyGroups {
     if (source.length - group.shown <= 2 * PIECE) {
       return source.length;
     }
-    if (group.cuts === undefined) {
+    const wanted = group.shown + PIECE;
+    const { cuts, fences } = this.cutsOf(group, source);
+    const cut = cuts.find((at) => at >= wanted);
+    const end = cut === undefined || source.length - cut < PIECE ? source.length : cut;
+    // A long code block is a piece of its own (see startFence).
+    return fences.find((at) => at > group.shown && at < end) ?? end;
+  }
+
+  /** Where `group`'s source can be cut, and where its long fenced code blocks start (found once). */
+  private cutsOf(group: LazyGroup, source: string): { cuts: readonly number[]; fences: readonly number[] } {
+    if (group.cuts === undefined || group.fences === undefined) {
       const { tokens, starts } = parseBlocksAndLines(source);
-      group.cuts = [];
+      const cuts: number[] = [];
+      const fences: number[] = [];
       tokens.forEach((token, i) => {
         const at = startsElement(token) ? boundaryAt(tokens, i, source, starts) : undefined;
         if (at !== undefined) {
-          group.cuts?.push(at);
+          cuts.push(at);
+          if (token.type === 'fence' && group.render === undefined && this.fence !== undefined) {
+            fences.push(at);
+          }
         }
       });
+      group.cuts = cuts;
+      group.fences = fences.filter((at) => (cuts.find((cut) => cut > at) ?? source.length) - at > LONG_FENCE);
     }
-    const wanted = group.shown + PIECE;
-    const cut = group.cuts.find((at) => at >= wanted);
-    return cut === undefined || source.length - cut < PIECE ? source.length : cut;
+    return { cuts: group.cuts, fences: group.fences };
+  }
+
+  /**
+   * Starts the long fenced code block at where `group` is shown to, if one starts there (see
+   * FenceRender): blank lines before its opening line are passed over (they render as nothing).
+   */
+  private startFence(group: LazyGroup, source: string): boolean {
+    if (this.fence === undefined || group.render !== undefined || source.length - group.shown <= LONG_FENCE || !this.cutsOf(group, source).fences.includes(group.shown)) {
+      return false;
+    }
+    const opening = FENCE_OPENING.exec(source.slice(group.shown, group.shown + 1024));
+    if (opening === null) {
+      return false;
+    }
+    const start = group.shown + opening[1].length;
+    const end = this.cutsOf(group, source).cuts.find((at) => at > start) ?? source.length;
+    const text = source.slice(start, end);
+    const stream = this.fence(group.element, text);
+    if (stream === undefined) {
+      return false;
+    }
+    group.shown = start;
+    group.fence = { stream, text };
+    this.fencing.add(group);
+    return true;
+  }
+
+  /** The worker does nothing more for `group`'s code block in progress; it starts again when the group is shown on. */
+  private stopFence(group: LazyGroup): void {
+    group.fence?.stream.drop?.();
+    group.fence = undefined;
+    this.fencing.delete(group);
   }
 
   private seen(entries: readonly IntersectionObserverEntry[]): void {
@@ -375,7 +453,27 @@ export class LazyGroups {
    * piece. Until all of it is, its estimated height stays as the least it takes.
    */
   private show(group: LazyGroup, source: string, deadline: number): void {
+    const drain = deadline === Number.POSITIVE_INFINITY;
     do {
+      if (group.fence !== undefined || this.startFence(group, source)) {
+        const fence = group.fence as { readonly stream: BlockStream; readonly text: string };
+        // At least a piece of its code each time, however late in the frame (see renderDue).
+        const result = fence.stream.advance(fence.text, drain, true, Math.max(deadline, performance.now() + LEAST_FENCE_MS));
+        if (result === 'open') {
+          // Its code is highlighted over the next frames (the worker's pieces ask for them).
+          break;
+        }
+        group.fence = undefined;
+        this.fencing.delete(group);
+        if (result === 'abandon') {
+          // Not something a fence does; the block renders whole instead of what it placed.
+          replacePlacement(fence.stream.placement, this.renderOf(group)(fence.text, this.references()));
+          group.shown += fence.text.length;
+        } else {
+          group.shown += result;
+        }
+        continue;
+      }
       const end = this.pieceEnd(group, source);
       group.element.append(this.renderOf(group)(source.slice(group.shown, end), this.references()));
       group.shown = end;
