@@ -4,6 +4,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { longShapes } from '../test/support/shapes';
+import { HeldText, type HeldPiece } from '../src/shared/answer/heldText';
 import { waited, type BenchRow } from './core';
 import { loads, sideBySide } from './load';
 
@@ -278,7 +279,102 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
       ok,
     });
   }
+  rows.push(await scrollBackRow(pages));
   return rows;
+}
+
+/** The long code block that the scroll-back row's answer holds (TypeScript, about 100 KiB). */
+function heldCodeAnswer(): { pieces: HeldPiece[]; texts: string[] } {
+  const line = 'export async function step(value: number): Promise<string> { const x = await fetch(`/api/${value}`); return x.text(); } // note\n';
+  const fence = '```ts\n' + line.repeat(Math.ceil((100 * 1024) / line.length)) + '```';
+  const parts = longShapes(MIB, 11).blocks.split('\n\n');
+  parts.splice(Math.floor(parts.length / 3), 0, fence);
+  const text = parts.join('\n\n') + '\n';
+  // What the extension host passes over when all but the first 30 KB came at once.
+  const held = new HeldText();
+  const pieces = [...held.pass(text.slice(0, 30_000)), ...held.pass(text.slice(30_000))];
+  return { pieces, texts: Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '') };
+}
+
+/**
+ * A reader scrolls back to a part of a 1 MiB answer that waited for the view (held by the
+ * extension host), which holds a 100 KiB code block: the longest frame from the scroll until the
+ * block is all there and highlighted, and that time; RUNS times on the page and with the worker,
+ * idle and with one core busy.
+ */
+async function scrollBackRow(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }): Promise<BenchRow> {
+  const answer = heldCodeAnswer();
+  const figures: string[] = [];
+  let ok = true;
+  for (const [load, run] of loads()) {
+    for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
+      const page = await open();
+      try {
+        const results = await run(async () => {
+          const all: ScrollBack[] = [];
+          for (let i = 0; i < RUNS; i++) all.push(await page.evaluate(scrollBack, answer));
+          return all;
+        });
+        const frames = results.map((result) => result.longestFrameMs);
+        // Two frames at 60 Hz, to a frame's drift.
+        ok &&= results.every((result) => result.highlighted) && median(frames) <= 34;
+        figures.push(`${load}, ${where}: longest frame ${median(frames).toFixed(0)} ms (worst ${Math.max(...frames).toFixed(0)}), highlighted ${median(results.map((result) => result.doneMs)).toFixed(0)} ms after the scroll`);
+      } finally {
+        await page.close();
+      }
+    }
+  }
+  return {
+    name: `renderer scroll-back: to a waiting part of a 1 MiB answer held back by the extension host, holding a 100 KiB TypeScript block, median of ${RUNS} runs: the longest frame until it is all there and highlighted, and when it was`,
+    value: figures.join('; '),
+    goal: 'all highlighted, longest frame ≤ 33 ms (median)',
+    ok,
+  };
+}
+
+interface ScrollBack {
+  readonly longestFrameMs: number;
+  readonly doneMs: number;
+  readonly highlighted: boolean;
+}
+
+/** In the bench's page: renders `pieces` as the host passes them, then scrolls to the group holding the code block (the tallest that waits). */
+async function scrollBack({ pieces, texts }: { pieces: HeldPiece[]; texts: string[] }): Promise<ScrollBack> {
+  const frame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame((time) => resolve(time)));
+  const scroller = document.createElement('div');
+  scroller.style.height = '600px';
+  scroller.style.overflow = 'auto';
+  const out = document.createElement('div');
+  out.className = 'aq-answer';
+  scroller.append(out);
+  document.body.append(scroller);
+  try {
+    const renderer = new window.AQ.IncrementalRenderer(out, {
+      wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
+    });
+    for (const piece of pieces) {
+      if ('text' in piece) renderer.append(piece.text);
+      else renderer.hold(piece.groups);
+    }
+    renderer.finish();
+    for (let i = 0; i < 3000 && !renderer.done; i++) await frame();
+    for (let i = 0; i < 10; i++) await frame();
+    const tall = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')].sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
+    const keywords = (): number => tall.querySelectorAll('pre code .hljs-keyword').length;
+    const start = performance.now();
+    scroller.scrollTop = tall.offsetTop - scroller.offsetTop;
+    let last = start;
+    let longest = 0;
+    // Until the group is all there (its estimated height gone), and its code highlighted.
+    while (performance.now() - start < 10_000 && (tall.hasAttribute('style') || keywords() === 0)) {
+      const now = await frame();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }
+    return { longestFrameMs: longest, doneMs: last - start, highlighted: keywords() > 2000 };
+  } finally {
+    scroller.remove();
+  }
 }
 
 /**
