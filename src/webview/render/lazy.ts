@@ -456,9 +456,9 @@ export class LazyGroups {
     const drain = deadline === Number.POSITIVE_INFINITY;
     do {
       if (group.fence !== undefined || this.startFence(group, source)) {
-        const fence = group.fence as { readonly stream: BlockStream; readonly text: string };
+        const current = group.fence as { readonly stream: BlockStream; readonly text: string };
         // At least a piece of its code each time, however late in the frame (see renderDue).
-        const result = fence.stream.advance(fence.text, drain, true, Math.max(deadline, performance.now() + LEAST_FENCE_MS));
+        const result = current.stream.advance(current.text, drain, true, Math.max(deadline, performance.now() + LEAST_FENCE_MS));
         if (result === 'open') {
           // Its code is highlighted over the next frames (the worker's pieces ask for them).
           break;
@@ -467,8 +467,8 @@ export class LazyGroups {
         this.fencing.delete(group);
         if (result === 'abandon') {
           // Not something a fence does; the block renders whole instead of what it placed.
-          replacePlacement(fence.stream.placement, this.renderOf(group)(fence.text, this.references()));
-          group.shown += fence.text.length;
+          replacePlacement(current.stream.placement, this.renderOf(group)(current.text, this.references()));
+          group.shown += current.text.length;
         } else {
           group.shown += result;
         }
