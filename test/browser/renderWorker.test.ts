@@ -343,7 +343,7 @@ describe('render worker in Chromium', function () {
     assert.ok((await page.locator('.aq-answer a[href="https://example.com/mid"]').count()) > 10, 'uses before and after a definition in the middle are links');
   });
 
-  it('an answer the extension host held back in part: the text after each group that waits is cut and rendered in the worker too, a long code block in a held group is highlighted there, and the answer ends as a one-shot render; hostile text stays inert', async () => {
+  it('an answer the extension host held back in part: a long code block in a held group is highlighted in the worker when the reader comes to it, and the answer ends as a one-shot render; hostile text stays inert', async () => {
     page = await open('/render-worker.js', countToWorker);
     await page.waitForFunction(() => document.body.dataset.rendering === 'worker');
     // A long code block in what the host holds back (hostile markup in it stays code).
@@ -397,9 +397,6 @@ describe('render worker in Chromium', function () {
     assert.equal(await differsFromOneShot(page, text), undefined);
     assert.deepEqual(await aliveInAnswer(page), []);
     const counts = await page.evaluate(() => (window as unknown as { __toWorker: Record<string, number> }).__toWorker);
-    // One lane for the text before the first group that waits, and one after each hold.
-    assert.ok((counts.openBlocks ?? 0) >= holds + 1, `the text after each hold went to a lane of its own (${counts.openBlocks ?? 0} lanes, ${holds} holds)`);
-    assert.ok((counts.blockPieces ?? 0) >= 8, `the worker cut and rendered the blocks between the groups (${counts.blockPieces ?? 0} runs)`);
     // The only long code block is in a held group: its code went to a code lane of the worker when it came into view.
     assert.ok((counts.open ?? 0) >= 1, `the held code block was highlighted in the worker (${counts.open ?? 0} code lanes)`);
     assert.deepEqual(await foreignInCode(page), []);

@@ -126,8 +126,6 @@ export class IncrementalRenderer {
   private lazy: LazyGroups;
   /** The worker's lane that cuts and renders the answer's whole blocks, while it does (see blockLane.ts). */
   private lane: BlockLane | undefined;
-  /** A held group waits before the text still to come into the tail: that text takes a new lane. */
-  private relane = false;
   /** No group could wait last time: not tried again before this many top-level elements are placed. */
   private lazyRetryAt = 0;
   /** How far the tail is behind the stream, frame after frame (whether groups of it wait). */
@@ -222,7 +220,7 @@ export class IncrementalRenderer {
     const normalized = this.normalizer.normalize(text);
     const last = this.queue.length - 1;
     if (last < 0) {
-      this.toLane(normalized);
+      this.lane?.add(normalized, this.tail.length);
       this.tail += normalized;
       if (this.stream !== undefined) {
         this.fresh += normalized;
@@ -241,8 +239,11 @@ export class IncrementalRenderer {
    * The text before them ends where a group starts, as the host cut it.
    */
   hold(groups: readonly HeldGroup[]): void {
-    // The worker's lane goes on with the text before them; the text after the first that waits
-    // goes to a lane of its own (see placeQueued).
+    // The worker's offsets are into the text as it came: the page renders the rest of this answer.
+    // (A lane for each stretch after a group that waits was tried: the page's time and stalls did
+    // not change, and a flood's end came later; README, "The text between held groups".)
+    this.lane?.drop();
+    this.lane = undefined;
     this.queue.push(...groups.map((group) => ({ group })));
     this.requestFrame();
   }
@@ -315,7 +316,6 @@ export class IncrementalRenderer {
     this.backlog = new Backlog();
     this.lane?.drop();
     this.lane = this.blockLane();
-    this.relane = false;
     this.lane?.add(this.tail, 0);
     this.container.replaceChildren();
     this.blocks = blockGrouper(this.container);
@@ -340,7 +340,6 @@ export class IncrementalRenderer {
     this.lazy.dispose();
     this.lane?.drop();
     this.lane = undefined;
-    this.relane = false;
   }
 
   private requestFrame(): void {
@@ -497,9 +496,7 @@ export class IncrementalRenderer {
     while (this.queue.length > 0) {
       const next = this.queue[0];
       if (typeof next === 'string' || next.text !== undefined) {
-        const text = typeof next === 'string' ? next : (next.text ?? '');
-        this.toLane(text);
-        this.tail += text;
+        this.tail += typeof next === 'string' ? next : next.text;
         this.queue.shift();
         continue;
       }
@@ -521,27 +518,12 @@ export class IncrementalRenderer {
       }
       this.lazy.addHeld(this.blocks.placeGroup() as HTMLElement, next.group);
       placed = true;
-      // The worker's text is the answer's as it came, without gaps: its lane ends at a group that
-      // waits (its text is not in the tail), and a new one takes the text after it.
-      this.lane?.drop();
-      this.lane = undefined;
-      this.relane = true;
     }
     if (placed) {
       // Frozen text may use a definition the held groups make.
       this.applyReferences({ ...this.frozenRefs });
     }
     return result;
-  }
-
-  /** Gives the worker's lane `text`, about to join the tail (a new lane if a held group waits before it). */
-  private toLane(text: string): void {
-    if (this.relane) {
-      // The first text after a group that waits: the worker's offsets start again with it.
-      this.relane = false;
-      this.lane = this.blockLane();
-    }
-    this.lane?.add(text, this.tail.length);
   }
 
   /** The tail as rendered is final (it ended where held groups begin): it stays as a frozen chunk. */
