@@ -149,11 +149,11 @@ export class Grouper {
   }
 }
 
-/** Appends `fragment` to `parent`: where its nodes went. */
-export function placeAtEnd(parent: Node, fragment: DocumentFragment): Placement {
+/** Inserts `fragment` under `parent` before `before` (null: at the end); returns where it went. */
+export function insertPlaced(parent: Node, fragment: DocumentFragment, before: Node | null = null): Placement {
   const first = fragment.firstChild;
   const count = fragment.childNodes.length;
-  parent.appendChild(fragment);
+  parent.insertBefore(fragment, before);
   return first === null ? [] : [{ parent, first, count }];
 }
 

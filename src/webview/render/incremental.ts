@@ -1,7 +1,7 @@
 import { BLANK, boundaryAt, findBoundary, GROUP_SIZE, lineStarts, mayHoldCut, startsElement, TextNormalizer } from '../../shared/answer/blocks';
 import type { HeldGroup } from '../../shared/protocol';
 import { BlockLane } from './blockLane';
-import { Grouper, placeAtEnd, replacePlacement, type Placement } from './groups';
+import { Grouper, insertPlaced, replacePlacement, type Placement } from './groups';
 import { Backlog, LAZY_KEEP, LAZY_WINDOW, LazyGroups } from './lazy';
 import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseBlocksAndLines, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
@@ -573,7 +573,7 @@ export class IncrementalRenderer {
     if (token?.type !== 'fence' || !FenceStream.canStart(text)) {
       return undefined;
     }
-    const host: StreamHost = { ...this.host, place: (fragment) => placeAtEnd(element, fragment) };
+    const host: StreamHost = { ...this.host, place: (fragment) => insertPlaced(element, fragment) };
     return new FenceStream(host, text, token);
   }
 

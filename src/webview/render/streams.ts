@@ -1,4 +1,4 @@
-import { GROUP_SIZE, Grouper, replacePlacement, type Group, type Placement } from './groups';
+import { GROUP_SIZE, Grouper, insertPlaced, replacePlacement, type Group, type Placement } from './groups';
 import { finishesBy, FULL_BUDGET_MS, WindowPace } from './pacer';
 import { remoteText, WORKER_WAIT_MS, type RemoteText, type TextSink } from './worker';
 import { sanitizeChildren, sanitizeToFragment, type PieceParent } from './markdown';
@@ -121,14 +121,6 @@ function lines(text: string): { starts: number[]; complete: number } {
     starts.push(i + 1);
   }
   return { starts, complete: starts.length - 1 };
-}
-
-/** Inserts `fragment` before `before` under `parent`; returns where it went. */
-function insert(parent: Node, fragment: DocumentFragment, before: Node | null): Placement {
-  const first = fragment.firstChild;
-  const count = fragment.childNodes.length;
-  parent.insertBefore(fragment, before);
-  return first === null ? [] : [{ parent, first, count }];
 }
 
 function removeAll(nodes: readonly ChildNode[]): void {
@@ -452,7 +444,7 @@ export class ParagraphStream implements BlockStream, TextSink {
   /** Places a frozen chunk's markup before the text after it, and records it (see StreamHost.register). */
   private register(html: string, source: string | undefined, wrap: (inner: string) => string = textChunk): void {
     this.host.register({
-      placement: insert(this.paragraph, sanitizeChildren(wrap(html), 'p'), this.lagPieces[0]?.block ?? this.liveNodes[0] ?? this.plain ?? null),
+      placement: insertPlaced(this.paragraph, sanitizeChildren(wrap(html), 'p'), this.lagPieces[0]?.block ?? this.liveNodes[0] ?? this.plain ?? null),
       source,
       render: (text, references) => sanitizeChildren(wrap(renderInlinePiece(text, references).html), 'p'),
       owner: this,
