@@ -260,17 +260,9 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
     const [name, text] = shape(word, generated);
     const figures: string[] = [];
     let ok = true;
-    for (const [load, run] of loads()) {
-      for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
-        const page = await open();
-        try {
-          const result = await run(() => streamRuns(page, text, `${load}, ${where}`));
-          ok &&= result.equal;
-          figures.push(`${load}, ${where}: ${result.lastByteToFinalMs.toFixed(0)} ms, frame ${result.longestFrameMs.toFixed(0)} ms, in frames ${result.renderOnlyMs.toFixed(0)} ms, in the worker ${result.workerMs.toFixed(0)} ms`);
-        } finally {
-          await page.close();
-        }
-      }
+    for (const { label, result } of await onEachPage(pages, (page, label) => streamRuns(page, text, label))) {
+      ok &&= result.equal;
+      figures.push(`${label}: ${result.lastByteToFinalMs.toFixed(0)} ms, frame ${result.longestFrameMs.toFixed(0)} ms, in frames ${result.renderOnlyMs.toFixed(0)} ms, in the worker ${result.workerMs.toFixed(0)} ms`);
     }
     rows.push({
       name: `renderer highlighting, page vs worker, ~1 MiB/s: ${name}, 1.0 MiB, median of ${RUNS} runs: last byte to final DOM, longest frame, the page's time in frames (renderer), the worker's time`,
@@ -281,6 +273,26 @@ export async function runHighlightingBench(pages: { page: () => Promise<Page>; w
   }
   rows.push(await scrollBackRow(pages));
   return rows;
+}
+
+/**
+ * Runs `work` under each load (idle, then one core busy), on a fresh page that highlights on its
+ * own and then on one with the render worker up, each closed after; `label` says which ("idle, page").
+ */
+async function onEachPage<T>(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, work: (page: Page, label: string) => Promise<T>): Promise<Array<{ label: string; result: T }>> {
+  const done: Array<{ label: string; result: T }> = [];
+  for (const [load, run] of loads()) {
+    for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
+      const page = await open();
+      const label = `${load}, ${where}`;
+      try {
+        done.push({ label, result: await run(() => work(page, label)) });
+      } finally {
+        await page.close();
+      }
+    }
+  }
+  return done;
 }
 
 /** The long code block that the scroll-back row's answer holds (TypeScript, about 100 KiB). */
@@ -306,23 +318,16 @@ async function scrollBackRow(pages: { page: () => Promise<Page>; worker: () => P
   const answer = heldCodeAnswer();
   const figures: string[] = [];
   let ok = true;
-  for (const [load, run] of loads()) {
-    for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
-      const page = await open();
-      try {
-        const results = await run(async () => {
-          const all: ScrollBack[] = [];
-          for (let i = 0; i < RUNS; i++) all.push(await page.evaluate(scrollBack, answer));
-          return all;
-        });
-        const frames = results.map((result) => result.longestFrameMs);
-        // Two frames at 60 Hz, to a frame's drift.
-        ok &&= results.every((result) => result.highlighted) && median(frames) <= 34;
-        figures.push(`${load}, ${where}: longest frame ${median(frames).toFixed(0)} ms (worst ${Math.max(...frames).toFixed(0)}), highlighted ${median(results.map((result) => result.doneMs)).toFixed(0)} ms after the scroll`);
-      } finally {
-        await page.close();
-      }
-    }
+  const runs = async (page: Page): Promise<ScrollBack[]> => {
+    const all: ScrollBack[] = [];
+    for (let i = 0; i < RUNS; i++) all.push(await page.evaluate(scrollBack, answer));
+    return all;
+  };
+  for (const { label, result: results } of await onEachPage(pages, runs)) {
+    const frames = results.map((result) => result.longestFrameMs);
+    // Two frames at 60 Hz, to a frame's drift.
+    ok &&= results.every((result) => result.highlighted) && median(frames) <= 34;
+    figures.push(`${label}: longest frame ${median(frames).toFixed(0)} ms (worst ${Math.max(...frames).toFixed(0)}), highlighted ${median(results.map((result) => result.doneMs)).toFixed(0)} ms after the scroll`);
   }
   return {
     name: `renderer scroll-back: to a waiting part of a 1 MiB answer held back by the extension host, holding a 100 KiB TypeScript block, median of ${RUNS} runs: the longest frame until it is all there and highlighted, and when it was`,
@@ -341,22 +346,11 @@ interface ScrollBack {
 /** In the bench's page: renders `pieces` as the host passes them, then scrolls to the group holding the code block (the tallest that waits). */
 async function scrollBack({ pieces, texts }: { pieces: HeldPiece[]; texts: string[] }): Promise<ScrollBack> {
   const frame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame((time) => resolve(time)));
-  const scroller = document.createElement('div');
-  scroller.style.height = '600px';
-  scroller.style.overflow = 'auto';
-  const out = document.createElement('div');
-  out.className = 'aq-answer';
-  scroller.append(out);
-  document.body.append(scroller);
+  const { scrolledAnswer, heldRenderer } = window.AQ;
+  if (scrolledAnswer === undefined || heldRenderer === undefined) throw new Error('not the bench page');
+  const { scroller, out } = scrolledAnswer(600);
   try {
-    const renderer = new window.AQ.IncrementalRenderer(out, {
-      wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
-    });
-    for (const piece of pieces) {
-      if ('text' in piece) renderer.append(piece.text);
-      else renderer.hold(piece.groups);
-    }
-    renderer.finish();
+    const renderer = heldRenderer(out, pieces, texts);
     for (let i = 0; i < 3000 && !renderer.done; i++) await frame();
     for (let i = 0; i < 10; i++) await frame();
     const tall = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')].sort((a, b) => b.offsetHeight - a.offsetHeight)[0];

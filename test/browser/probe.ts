@@ -6,6 +6,7 @@ import hljs from 'highlight.js/lib/core';
 import { IncrementalRenderer } from '../../src/webview/render/index';
 
 export * from '../../src/webview/render/index';
+export { heldRenderer, scrolledAnswer } from '../support/heldPage';
 export { GROUP_SIZE } from '../../src/shared/answer/blocks';
 
 /** Characters given to each stage since the last reset. */
@@ -70,17 +71,6 @@ export function groupsInView(scroller: Element, out: Element): { inView: number;
   return { inView: inView.length, waitingInView: inView.filter((group) => group.hasAttribute('style')).length };
 }
 
-/** An answer element (`out`) in a view 400 px high that scrolls (`scroller`), added to the page: the answer panel's shape. */
-export function scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement } {
-  const scroller = document.createElement('div');
-  scroller.style.height = '400px';
-  scroller.style.overflow = 'auto';
-  const out = document.createElement('div');
-  out.className = 'aq-answer';
-  scroller.append(out);
-  document.body.append(scroller);
-  return { scroller, out };
-}
 
 /**
  * Makes the page's clock run `times` fast from now on (to a renderer, every piece of work then

@@ -9,7 +9,8 @@ import { longShapes } from '../support/shapes';
 interface ProbeGlobal extends RendererGlobal {
   work: { parsed: number; highlighted: number; sanitized: number };
   GROUP_SIZE: number;
-  scrolledAnswer(): { scroller: HTMLElement; out: HTMLElement };
+  scrolledAnswer: NonNullable<RendererGlobal['scrolledAnswer']>;
+  heldRenderer: NonNullable<RendererGlobal['heldRenderer']>;
   watchedElements(): { watched: Set<Element>; restore: () => void };
   groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number };
   onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer;
@@ -17,10 +18,10 @@ interface ProbeGlobal extends RendererGlobal {
 }
 
 /** What the extension host passes over for an answer that comes in `batches` (in order), and the text of each group it held, by id. */
-function heldAnswer(...batches: string[]): { pieces: HeldPiece[]; texts: Record<number, string>; heldCount: number } {
+function heldAnswer(...batches: string[]): { pieces: HeldPiece[]; texts: string[]; heldCount: number } {
   const held = new HeldText();
   const pieces = batches.flatMap((batch) => held.pass(batch));
-  const texts = Object.fromEntries(Array.from({ length: held.heldCount }, (_, id) => [id, held.text(id) ?? '']));
+  const texts = Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '');
   return { pieces, texts, heldCount: held.heldCount };
 }
 
@@ -497,19 +498,9 @@ describe('renderer streams long blocks in Chromium', function () {
         const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
         const asked: number[] = [];
         // The host answers a little later, as a message would.
-        const renderer = new window.AQ.IncrementalRenderer(out, {
-          wantHeld: (ids) => {
-            asked.push(...ids);
-            setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5);
-          },
-        });
+        const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { wantHeld: (ids) => void asked.push(...ids) });
         const groups = (): Element[] => [...out.querySelectorAll(':scope > .aq-group')];
         const waiting = (): number => groups().filter((group) => group.hasAttribute('style')).length;
-        for (const piece of pieces) {
-          if ('text' in piece) renderer.append(piece.text);
-          else renderer.hold(piece.groups);
-        }
-        renderer.finish();
         while (!renderer.done) {
           await frame();
         }
@@ -616,10 +607,7 @@ describe('renderer streams long blocks in Chromium', function () {
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
         const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
         let pending: Array<() => void> = [];
-        const renderer = new window.AQ.IncrementalRenderer(out, {
-          scheduleFrame: (callback) => void pending.push(callback),
-          wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
-        });
+        const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { scheduleFrame: (callback) => void pending.push(callback) });
         const pump = async (): Promise<void> => {
           await frame();
           const callbacks = pending;
@@ -628,11 +616,6 @@ describe('renderer streams long blocks in Chromium', function () {
         };
         let restore = (): void => undefined;
         try {
-          for (const piece of pieces) {
-            if ('text' in piece) renderer.append(piece.text);
-            else renderer.hold(piece.groups);
-          }
-          renderer.finish();
           for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
           // The group holding the code block is the tallest that waits.
           const groups = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
@@ -722,16 +705,10 @@ describe('renderer streams long blocks in Chromium', function () {
         try {
           // The view follows the newest text, as the panel's does, until the reader scrolls.
           let following = true;
-          const renderer = new window.AQ.IncrementalRenderer(out, {
+          const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, {
             onRender: () => void (following && (scroller.scrollTop = scroller.scrollHeight)),
-            wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
           });
           const waiting = (): Element[] => [...out.querySelectorAll(':scope > .aq-group[style]')];
-          for (const piece of pieces) {
-            if ('text' in piece) renderer.append(piece.text);
-            else renderer.hold(piece.groups);
-          }
-          renderer.finish();
           while (!renderer.done) {
             await frame();
           }
@@ -772,14 +749,7 @@ describe('renderer streams long blocks in Chromium', function () {
         scroller.style.cssText += `;position:fixed;top:0;left:0;right:0;height:${2 * innerHeight}px`;
         try {
           // The view stays at the top: no scroll ever says where it is.
-          const renderer = new window.AQ.IncrementalRenderer(out, {
-            wantHeld: (ids) => setTimeout(() => ids.forEach((id) => renderer.provideHeld(id, texts[id])), 5),
-          });
-          for (const piece of pieces) {
-            if ('text' in piece) renderer.append(piece.text);
-            else renderer.hold(piece.groups);
-          }
-          renderer.finish();
+          const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts);
           for (let i = 0; i < 600 && !renderer.done; i++) {
             await frame();
           }

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HeldGroup } from '../../src/shared/protocol';
+import type { HeldPiece } from '../../src/shared/answer/heldText';
 import { CHROMIUM_ARGS } from '../launch/codeServer';
 import { chromiumPath, ensureSystemPackages } from '../launch/system';
 import { repoRoot } from '../launch/util';
@@ -221,10 +222,11 @@ export function randomPieces(seed: number, total: number, small: number, large: 
 
 /** What `render/index.ts` exposes as the `AQ` global in test pages (kept in step by the tests that use it). */
 export interface RendererGlobal {
-  IncrementalRenderer: new (
-    container: HTMLElement,
-    options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void; onDone?: () => void; wantHeld?: (ids: readonly number[]) => void; offThread?: boolean },
-  ) => Required<PageRenderer>;
+  IncrementalRenderer: new (container: HTMLElement, options?: PageRendererOptions) => Required<PageRenderer>;
+  /** Only in the tests' probe and the benchmark's page (test/support/heldPage.ts): an answer element in a view that scrolls. */
+  scrolledAnswer?: (height?: number) => { scroller: HTMLElement; out: HTMLElement };
+  /** Only there too: a renderer given an answer the extension host held back in part, and ended; it answers asks for held text. */
+  heldRenderer?: (out: HTMLElement, pieces: readonly HeldPiece[], texts: readonly string[], options?: PageRendererOptions) => Required<PageRenderer>;
   /** Only in the benchmark's page (bench/page.ts) and the tests' probe: how the webview's views follow their text (transcript.ts). */
   AutoScroller?: new (scroller: HTMLElement) => { update(): void };
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
@@ -240,6 +242,15 @@ export interface RendererGlobal {
   warmUp?: (schedule?: (work: () => void) => void, scheduleFonts?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;
   attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;
+}
+
+/** What a page's incremental renderer may be given (render/incremental.ts, RendererOptions). */
+export interface PageRendererOptions {
+  scheduleFrame?: (callback: () => void) => void;
+  onRender?: () => void;
+  onDone?: () => void;
+  wantHeld?: (ids: readonly number[]) => void;
+  offThread?: boolean;
 }
 
 /** The renderer API as the page sees it. */
