@@ -595,60 +595,68 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.equal, summary);
   });
 
-  it('a held group with a long code block that comes into view is highlighted over several frames of a slow page, not in one, and the answer still equals a one-shot render', async () => {
-    const line = 'export async function step(value: number): Promise<string> { const x = await fetch(`/api/${value}`); return x.text(); } // note\n';
-    const fence = '```ts\n' + line.repeat(Math.ceil((100 * 1024) / line.length)) + '```';
-    const parts = longShapes(1024 * 1024, 11).blocks.split('\n\n');
-    parts.splice(Math.floor(parts.length / 3), 0, fence);
-    const text = parts.join('\n\n') + '\n';
-    const { pieces, texts } = heldAnswer(text.slice(0, 30_000), text.slice(30_000));
-    const result = await page.evaluate(
-      async ({ pieces, texts }) => {
-        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-        const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
-        let pending: Array<() => void> = [];
-        const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { scheduleFrame: (callback) => void pending.push(callback) });
-        const pump = async (): Promise<void> => {
-          await frame();
-          const callbacks = pending;
-          pending = [];
-          for (const callback of callbacks) callback();
-        };
-        let restore = (): void => undefined;
-        try {
-          for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
-          // The group holding the code block is the tallest that waits.
-          const groups = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
-          const tall = groups.sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
-          const keywords = (): number => Math.max(0, ...[...tall.querySelectorAll('pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length));
-          // The reader scrolls to it, in a slow page (its clock runs 50 times fast).
-          scroller.scrollTop = tall.offsetTop - scroller.offsetTop;
-          restore = (window.AQ as ProbeGlobal).fastClock(50);
-          const perFrame: number[] = [];
-          for (let i = 0; i < 400 && (perFrame.length === 0 || tall.hasAttribute('style')); i++) {
-            await pump();
-            perFrame.push(keywords());
+  for (const first of [true, false]) {
+    it(`a held group with a long code block ${first ? 'as its first block' : 'among its blocks'} that comes into view is highlighted over several frames of a slow page, not in one, and the answer still equals a one-shot render`, async () => {
+      const line = 'export async function step(value: number): Promise<string> { const x = await fetch(`/api/${value}`); return x.text(); } // note\n';
+      const fence = '```ts\n' + line.repeat(Math.ceil((100 * 1024) / line.length)) + '```';
+      const parts = longShapes(1024 * 1024, 11).blocks.split('\n\n');
+      // Where the code block goes so that the host's group holding it starts with it, or does not.
+      const placed = Array.from({ length: 64 }, (_, k) => Math.floor(parts.length / 3) + k)
+        .map((at) => {
+          const text = [...parts.slice(0, at), fence, ...parts.slice(at)].join('\n\n') + '\n';
+          return { text, ...heldAnswer(text.slice(0, 30_000), text.slice(30_000)) };
+        })
+        .find(({ texts }) => texts.some((held) => (first ? held.startsWith(fence) : held.includes(`\n${fence}`))));
+      assert.ok(placed !== undefined, 'a place for the code block');
+      const { pieces, texts } = placed;
+      const result = await page.evaluate(
+        async ({ pieces, texts }) => {
+          const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+          const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
+          let pending: Array<() => void> = [];
+          const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { scheduleFrame: (callback) => void pending.push(callback) });
+          const pump = async (): Promise<void> => {
+            await frame();
+            const callbacks = pending;
+            pending = [];
+            for (const callback of callbacks) callback();
+          };
+          let restore = (): void => undefined;
+          try {
+            for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
+            // The group holding the code block is the tallest that waits.
+            const groups = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
+            const tall = groups.sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
+            const keywords = (): number => Math.max(0, ...[...tall.querySelectorAll('pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length));
+            // The reader scrolls to it, in a slow page (its clock runs 50 times fast).
+            scroller.scrollTop = tall.offsetTop - scroller.offsetTop;
+            restore = (window.AQ as ProbeGlobal).fastClock(50);
+            const perFrame: number[] = [];
+            for (let i = 0; i < 400 && (perFrame.length === 0 || tall.hasAttribute('style')); i++) {
+              await pump();
+              perFrame.push(keywords());
+            }
+            restore();
+            renderer.flush();
+            while (renderer.asking) await new Promise((resolve) => setTimeout(resolve, 10));
+            renderer.flush();
+            const expected = window.AQ.renderMarkdownOnce(pieces.map((piece) => ('text' in piece ? piece.text : piece.groups.map((group) => texts[group.id]).join(''))).join(''));
+            return { grew: perFrame.filter((n, i) => n > (perFrame[i - 1] ?? 0)).length, final: keywords(), last: perFrame[perFrame.length - 1], frames: perFrame.length, equal: out.innerHTML === expected };
+          } finally {
+            restore();
+            scroller.remove();
           }
-          restore();
-          renderer.flush();
-          while (renderer.asking) await new Promise((resolve) => setTimeout(resolve, 10));
-          renderer.flush();
-          const expected = window.AQ.renderMarkdownOnce(pieces.map((piece) => ('text' in piece ? piece.text : piece.groups.map((group) => texts[group.id]).join(''))).join(''));
-          return { grew: perFrame.filter((n, i) => n > (perFrame[i - 1] ?? 0)).length, final: keywords(), last: perFrame[perFrame.length - 1], frames: perFrame.length, equal: out.innerHTML === expected };
-        } finally {
-          restore();
-          scroller.remove();
-        }
-      },
-      { pieces, texts },
-    );
-    const summary = JSON.stringify(result);
-    assert.ok(result.final > 2000, `the code block is highlighted: ${summary}`);
-    // Highlighted whole as it came into view, its keywords would all come in one frame.
-    assert.ok(result.grew >= 3, `its highlighting came over several frames: ${summary}`);
-    assert.equal(result.last, result.final, `it was all highlighted before the group stopped waiting: ${summary}`);
-    assert.ok(result.equal, summary);
-  });
+        },
+        { pieces, texts },
+      );
+      const summary = JSON.stringify(result);
+      assert.ok(result.final > 2000, `the code block is highlighted: ${summary}`);
+      // Highlighted whole as it came into view, its keywords would all come in one frame.
+      assert.ok(result.grew >= 3, `its highlighting came over several frames: ${summary}`);
+      assert.equal(result.last, result.final, `it was all highlighted before the group stopped waiting: ${summary}`);
+      assert.ok(result.equal, summary);
+    });
+  }
 
   it('hundreds of held groups that come at once are placed over several frames of a slow page, and the answer still equals a one-shot render', async () => {
     const { pieces, texts } = heldAnswer(longShapes(1024 * 1024, 14).blocks);

@@ -75,8 +75,6 @@ export type FenceRender = (element: HTMLElement, text: string) => BlockStream | 
 const LONG_FENCE = 8 * 1024;
 /** A long code block shown on makes at least this much headway (ms), however late in the frame: one piece of its code. */
 const LEAST_FENCE_MS = 1;
-/** A fence's opening line (after any blank lines), as CommonMark has it. */
-const FENCE_OPENING = /^((?:[ \t]*\n)*) {0,3}(?:`{3,}[^`\n]*|~{3,}[^\n]*)\n/;
 
 /**
  * A group that comes into view is rendered in pieces of at least this much text, each ending
@@ -383,13 +381,20 @@ export class LazyGroups {
       const { tokens, starts } = parseBlocksAndLines(source);
       const cuts: number[] = [];
       const fences: number[] = [];
+      let first = true;
       tokens.forEach((token, i) => {
-        const at = startsElement(token) ? boundaryAt(tokens, i, source, starts) : undefined;
-        if (at !== undefined) {
-          cuts.push(at);
-          if (token.type === 'fence' && group.render === undefined && this.fence !== undefined) {
-            fences.push(at);
-          }
+        if (!startsElement(token)) {
+          return;
+        }
+        // The first element is never a cut (nothing is before it), but may be a long code block.
+        const at = first ? starts[token.map?.[0] ?? 0] : boundaryAt(tokens, i, source, starts);
+        first = false;
+        if (at === undefined) {
+          return;
+        }
+        cuts.push(at);
+        if (token.type === 'fence' && group.render === undefined && this.fence !== undefined) {
+          fences.push(at);
         }
       });
       group.cuts = cuts;
@@ -398,26 +403,20 @@ export class LazyGroups {
     return { cuts: group.cuts, fences: group.fences };
   }
 
-  /**
-   * Starts the long fenced code block at where `group` is shown to, if one starts there (see
-   * FenceRender): blank lines before its opening line are passed over (they render as nothing).
-   */
+  /** Starts the long fenced code block at where `group` is shown to (its opening line), if one starts there (see FenceRender). */
   private startFence(group: LazyGroup, source: string): boolean {
-    if (this.fence === undefined || group.render !== undefined || source.length - group.shown <= LONG_FENCE || !this.cutsOf(group, source).fences.includes(group.shown)) {
+    if (this.fence === undefined || group.render !== undefined || source.length - group.shown <= LONG_FENCE) {
       return false;
     }
-    const opening = FENCE_OPENING.exec(source.slice(group.shown, group.shown + 1024));
-    if (opening === null) {
+    const { cuts, fences } = this.cutsOf(group, source);
+    if (!fences.includes(group.shown)) {
       return false;
     }
-    const start = group.shown + opening[1].length;
-    const end = this.cutsOf(group, source).cuts.find((at) => at > start) ?? source.length;
-    const text = source.slice(start, end);
+    const text = source.slice(group.shown, cuts.find((at) => at > group.shown) ?? source.length);
     const stream = this.fence(group.element, text);
     if (stream === undefined) {
       return false;
     }
-    group.shown = start;
     group.fence = { stream, text };
     this.fencing.add(group);
     return true;
