@@ -61,6 +61,16 @@ export function watchedElements(): { watched: Set<Element>; restore: () => void 
   };
 }
 
+/**
+ * How many of the answer's groups wait for the view: a waiting element (an inline height) is one
+ * group, or a run of held groups standing in one element (`data-groups` says how many); and how
+ * many elements that takes.
+ */
+export function waitingGroups(out: Element): { groups: number; elements: number } {
+  const waiting = [...out.querySelectorAll(':scope > .aq-group[style]')] as HTMLElement[];
+  return { groups: waiting.reduce((sum, element) => sum + Number(element.dataset.groups ?? 1), 0), elements: waiting.length };
+}
+
 /** How many of the answer's groups are in the scroller's view, and how many of those still wait. */
 export function groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number } {
   const box = scroller.getBoundingClientRect();

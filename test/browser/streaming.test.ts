@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { openProbePage, randomPieces, type ProbePage, type RendererGlobal } from '../support/browser';
 import type { ClockedRenderer, PageClock } from './probe';
 import { HeldText, type HeldPiece } from '../../src/shared/answer/heldText';
-import { GROUP_SIZE } from '../../src/shared/answer/blocks';
+import { countLines, estimatedHeight, GROUP_SIZE } from '../../src/shared/answer/blocks';
 import { longShapes } from '../support/shapes';
 
 interface ProbeGlobal extends RendererGlobal {
@@ -13,6 +13,7 @@ interface ProbeGlobal extends RendererGlobal {
   heldRenderer: NonNullable<RendererGlobal['heldRenderer']>;
   watchedElements(): { watched: Set<Element>; restore: () => void };
   groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number };
+  waitingGroups(out: Element): { groups: number; elements: number };
   onPageClock(out: HTMLElement, clock: PageClock): ClockedRenderer;
   fastClock(times: number): () => void;
 }
@@ -500,7 +501,7 @@ describe('renderer streams long blocks in Chromium', function () {
         // The host answers a little later, as a message would.
         const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { wantHeld: (ids) => void asked.push(...ids) });
         const groups = (): Element[] => [...out.querySelectorAll(':scope > .aq-group')];
-        const waiting = (): number => groups().filter((group) => group.hasAttribute('style')).length;
+        const waiting = (): number => (window.AQ as ProbeGlobal).waitingGroups(out).groups;
         while (!renderer.done) {
           await frame();
         }
@@ -537,7 +538,7 @@ describe('renderer streams long blocks in Chromium', function () {
       { pieces, texts },
     );
     const summary = JSON.stringify(result);
-    assert.ok(result.end.groups > 50 && result.end.waiting > 40, `held groups wait in place: ${summary}`);
+    assert.ok(result.end.waiting > 40, `held groups wait in place: ${summary}`);
     assert.ok(result.end.asked < 10, `only the groups near the view are asked for: ${summary}`);
     assert.ok(result.middle.asked > result.end.asked && result.middle.rendered > 0, `scrolled to, held groups are asked for and rendered: ${summary}`);
     assert.equal(result.asked, true, `no group is asked for twice: ${summary}`);
@@ -609,8 +610,11 @@ describe('renderer streams long blocks in Chromium', function () {
         .find(({ texts }) => texts.some((held) => (first ? held.startsWith(fence) : held.includes(`\n${fence}`))));
       assert.ok(placed !== undefined, 'a place for the code block');
       const { pieces, texts } = placed;
+      // The held group with the code block, and every held group's estimated height (what the page gives each).
+      const fenceId = texts.findIndex((held) => held.includes(fence));
+      const heights = texts.map((held) => estimatedHeight(countLines(held), held.length));
       const result = await page.evaluate(
-        async ({ pieces, texts }) => {
+        async ({ pieces, texts, fenceId, heights }) => {
           const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
           const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
           let pending: Array<() => void> = [];
@@ -624,11 +628,24 @@ describe('renderer streams long blocks in Chromium', function () {
           let restore = (): void => undefined;
           try {
             for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
-            // The group holding the code block is the tallest that waits.
-            const groups = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
-            const tall = groups.sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
+            // The held groups wait in runs, in order (each element stands for data-groups of them, or one),
+            // after the text the host passed over: the reader scrolls to where the code block's group is.
+            const waiting = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
+            let id = 0;
+            for (const element of waiting.slice(waiting.findIndex((each) => each.dataset.groups !== undefined))) {
+              const count = Number(element.dataset.groups ?? 1);
+              if (fenceId < id + count) {
+                const sum = (from: number, to: number): number => heights.slice(from, to).reduce((total, height) => total + height, 0);
+                scroller.scrollTop = element.offsetTop - scroller.offsetTop + (sum(id, fenceId) / sum(id, id + count)) * element.offsetHeight;
+                break;
+              }
+              id += count;
+            }
+            // The run there is split: the code block's group, the tallest that waits alone, gets an element of its own.
+            await pump();
+            const tall = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
             const keywords = (): number => Math.max(0, ...[...tall.querySelectorAll('pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length));
-            // The reader scrolls to it, in a slow page (its clock runs 50 times fast).
+            // It comes into view in a slow page (its clock runs 50 times fast).
             scroller.scrollTop = tall.offsetTop - scroller.offsetTop;
             restore = (window.AQ as ProbeGlobal).fastClock(50);
             const perFrame: number[] = [];
@@ -647,7 +664,7 @@ describe('renderer streams long blocks in Chromium', function () {
             scroller.remove();
           }
         },
-        { pieces, texts },
+        { pieces, texts, fenceId, heights },
       );
       const summary = JSON.stringify(result);
       assert.ok(result.final > 2000, `the code block is highlighted: ${summary}`);
@@ -658,52 +675,57 @@ describe('renderer streams long blocks in Chromium', function () {
     });
   }
 
-  it('hundreds of held groups that come at once are placed over several frames of a slow page, and the answer still equals a one-shot render', async () => {
-    const { pieces, texts } = heldAnswer(longShapes(1024 * 1024, 14).blocks);
+  it('hundreds of held groups that come at once stand in one element until the view comes near; scrolled to, only the groups near the view get elements of their own and are rendered; the answer then equals a one-shot render', async () => {
+    const { pieces, texts, heldCount } = heldAnswer(longShapes(1024 * 1024, 14).blocks);
     const result = await page.evaluate(
-      ({ pieces, texts }) => {
-        // The page's clock runs 50 times fast: to the renderer, every piece of work takes that much longer.
-        const restore = (window.AQ as ProbeGlobal).fastClock(50);
+      async ({ pieces, texts }) => {
+        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+        const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
         try {
-          const out = document.createElement('div');
-          let pending: Array<() => void> = [];
-          const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => void pending.push(callback) });
-          const groups = (): number => out.querySelectorAll(':scope > .aq-group').length;
-          for (const piece of pieces) {
-            if ('text' in piece) renderer.append(piece.text);
-            else renderer.hold(piece.groups);
+          const asked: number[] = [];
+          const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, { wantHeld: (ids) => void asked.push(...ids) });
+          const elements = (): number => out.querySelectorAll(':scope > .aq-group').length;
+          while (!renderer.done) {
+            await frame();
           }
-          renderer.finish();
-          let most = 0;
-          let frames = 0;
-          while (pending.length > 0 && frames < 10_000) {
-            const before = groups();
-            const callbacks = pending;
-            pending = [];
-            for (const callback of callbacks) callback();
-            most = Math.max(most, groups() - before);
-            frames++;
+          for (let i = 0; i < 5; i++) {
+            await frame();
           }
-          const all = groups();
+          const atTop = { elements: elements(), waiting: (window.AQ as ProbeGlobal).waitingGroups(out), asked: asked.length };
+          // The reader scrolls to the middle: the run there is split where the view is.
+          scroller.scrollTop = scroller.scrollHeight / 2;
+          for (let i = 0; i < 30; i++) {
+            await frame();
+          }
+          const middle = { elements: elements(), asked: asked.length - atTop.asked, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
           renderer.flush();
-          for (const [id, text] of Object.entries(texts)) renderer.provideHeld(Number(id), text);
+          while (renderer.asking) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
           renderer.flush();
           const expected = window.AQ.renderMarkdownOnce(pieces.map((piece) => ('text' in piece ? piece.text : piece.groups.map((group) => texts[group.id]).join(''))).join(''));
-          return { held: Object.keys(texts).length, all, most, frames, equal: out.innerHTML === expected };
+          return { atTop, middle, all: elements(), equal: out.innerHTML === expected };
         } finally {
-          restore();
+          scroller.remove();
         }
       },
       { pieces, texts },
     );
-    const summary = JSON.stringify(result);
-    assert.ok(result.held > 100 && result.all > result.held, summary);
-    assert.ok(result.most < result.held / 2, `no frame places most of them: ${summary}`);
+    const summary = JSON.stringify({ heldCount, ...result });
+    assert.ok(heldCount > 100, summary);
+    assert.ok(result.atTop.waiting.groups > heldCount - 10, `the held groups wait: ${summary}`);
+    assert.ok(result.atTop.waiting.elements * 20 < result.atTop.waiting.groups, `a few elements hold them: ${summary}`);
+    assert.ok(result.middle.inView > 0 && result.middle.waitingInView === 0, `the groups in view are rendered: ${summary}`);
+    assert.ok(result.middle.asked > 0 && result.middle.asked <= 12, `only the groups near the view were asked for: ${summary}`);
+    assert.ok(result.middle.elements - result.atTop.elements <= 14, `only those got elements of their own: ${summary}`);
+    assert.ok(result.all > heldCount, `all rendered, each group is an element: ${summary}`);
     assert.ok(result.equal, summary);
   });
 
   it('while the view follows the stream, the page watches only the newest waiting groups; scrolled away, the groups there are rendered', async () => {
-    const { pieces, texts } = heldAnswer(longShapes(1024 * 1024, 13).blocks);
+    // Text that came at once, far more than a frame renders: the page makes its groups wait, one element each.
+    const pieces: HeldPiece[] = [{ text: longShapes(1024 * 1024, 13).blocks }];
+    const texts: string[] = [];
     const result = await page.evaluate(
       async ({ pieces, texts }) => {
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -716,21 +738,21 @@ describe('renderer streams long blocks in Chromium', function () {
           const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts, {
             onRender: () => void (following && (scroller.scrollTop = scroller.scrollHeight)),
           });
-          const waiting = (): Element[] => [...out.querySelectorAll(':scope > .aq-group[style]')];
+          const waiting = (): { groups: number; elements: number } => (window.AQ as ProbeGlobal).waitingGroups(out);
           while (!renderer.done) {
             await frame();
           }
           for (let i = 0; i < 5; i++) {
             await frame();
           }
-          const atEnd = { waiting: waiting().length, watched: watched.size };
+          const atEnd = { waiting: waiting(), watched: watched.size };
           // The reader scrolls to the middle: the groups there are rendered.
           following = false;
           scroller.scrollTop = scroller.scrollHeight / 2;
           for (let i = 0; i < 30; i++) {
             await frame();
           }
-          return { atEnd, middle: { watched: watched.size, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) } };
+          return { atEnd, middle: { watched: watched.size, waiting: waiting(), ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) } };
         } finally {
           restore();
           scroller.remove();
@@ -739,46 +761,49 @@ describe('renderer streams long blocks in Chromium', function () {
       { pieces, texts },
     );
     const summary = JSON.stringify(result);
-    assert.ok(result.atEnd.waiting > 100, `many groups wait: ${summary}`);
+    assert.ok(result.atEnd.waiting.elements > 100, `many groups wait: ${summary}`);
     assert.ok(result.atEnd.watched <= 20, `at the end, only the newest are watched: ${summary}`);
-    assert.ok(result.middle.watched > 100, `away from the end, all are watched: ${summary}`);
+    assert.ok(result.middle.watched >= result.middle.waiting.elements && result.middle.watched > 100, `away from the end, all are watched: ${summary}`);
     assert.ok(result.middle.inView > 0 && result.middle.waitingInView === 0, `the groups in view are rendered: ${summary}`);
   });
 
-  it('groups that first wait while the view is far from the end (the reader is at the top) are all watched, and those in view are rendered without a scroll', async () => {
-    // Short paragraphs: the first groups start within the view (the first GROUP_SIZE blocks stay outside groups).
-    const { pieces, texts } = heldAnswer(Array.from({ length: 40_000 }, (_, i) => `Paragraph ${i}.`).join('\n\n') + '\n');
-    const result = await page.evaluate(
-      async ({ pieces, texts }) => {
-        const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-        const { watched, restore } = (window.AQ as ProbeGlobal).watchedElements();
-        const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
-        // At the top of the page, as tall as the area the page watches (its view and a screen below it).
-        scroller.style.cssText += `;position:fixed;top:0;left:0;right:0;height:${2 * innerHeight}px`;
-        try {
-          // The view stays at the top: no scroll ever says where it is.
-          const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts);
-          for (let i = 0; i < 600 && !renderer.done; i++) {
-            await frame();
+  for (const held of [true, false]) {
+    it(`groups that first wait while the view is far from the end (the reader is at the top) are all watched, and those in view are rendered without a scroll (${held ? 'held by the host, in runs' : 'made to wait by the page'})`, async () => {
+      // Short paragraphs: the first groups start within the view (the first GROUP_SIZE blocks stay outside groups).
+      const text = Array.from({ length: 40_000 }, (_, i) => `Paragraph ${i}.`).join('\n\n') + '\n';
+      const { pieces, texts } = held ? heldAnswer(text) : { pieces: [{ text }], texts: [] };
+      const result = await page.evaluate(
+        async ({ pieces, texts }) => {
+          const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+          const { watched, restore } = (window.AQ as ProbeGlobal).watchedElements();
+          const { scroller, out } = (window.AQ as ProbeGlobal).scrolledAnswer();
+          // At the top of the page, as tall as the area the page watches (its view and a screen below it).
+          scroller.style.cssText += `;position:fixed;top:0;left:0;right:0;height:${2 * innerHeight}px`;
+          try {
+            // The view stays at the top: no scroll ever says where it is.
+            const renderer = (window.AQ as ProbeGlobal).heldRenderer(out, pieces, texts);
+            for (let i = 0; i < 600 && !renderer.done; i++) {
+              await frame();
+            }
+            for (let i = 0; i < 30; i++) {
+              await frame();
+            }
+            const waiting = (window.AQ as ProbeGlobal).waitingGroups(out);
+            return { top: scroller.scrollTop, waiting, watched: watched.size, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
+          } finally {
+            restore();
+            scroller.remove();
           }
-          for (let i = 0; i < 30; i++) {
-            await frame();
-          }
-          const waiting = out.querySelectorAll(':scope > .aq-group[style]').length;
-          return { top: scroller.scrollTop, waiting, watched: watched.size, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
-        } finally {
-          restore();
-          scroller.remove();
-        }
-      },
-      { pieces, texts },
-    );
-    const summary = JSON.stringify(result);
-    assert.equal(result.top, 0, `the view stayed at the top: ${summary}`);
-    assert.ok(result.waiting > 100, `many groups wait: ${summary}`);
-    assert.ok(result.watched > 100, `far from the end, all waiting groups are watched: ${summary}`);
-    assert.ok(result.inView > 0 && result.waitingInView === 0, `the groups in view are rendered: ${summary}`);
-  });
+        },
+        { pieces, texts },
+      );
+      const summary = JSON.stringify(result);
+      assert.equal(result.top, 0, `the view stayed at the top: ${summary}`);
+      assert.ok(result.waiting.groups > 100, `many groups wait: ${summary}`);
+      assert.ok(result.watched >= result.waiting.elements && (held || result.watched > 100), `far from the end, all waiting groups are watched: ${summary}`);
+      assert.ok(result.inView > 0 && result.waitingInView === 0, `the groups in view are rendered: ${summary}`);
+    });
+  }
 
   it('a held group the host placed where no group starts here is asked for at once and rendered in line; the answer still equals a one-shot render', async () => {
     const text = longShapes(256 * 1024, 12).blocks;

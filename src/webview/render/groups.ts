@@ -109,6 +109,21 @@ export class Grouper {
     return this.groups[this.groups.length - 1].into;
   }
 
+  /**
+   * Adds `count` whole groups at once as one empty element (held groups that stand in one element
+   * until the view comes near them, see lazy.ts). They count as `count` groups: what follows goes
+   * into a group of its own after them.
+   */
+  placeGroups(count: number): Element {
+    const element = this.placeGroup();
+    const group = this.groups[this.groups.length - 1];
+    for (let more = 1; more < count; more++) {
+      this.groups.push(group);
+    }
+    this.elements += (count - 1) * GROUP_SIZE;
+    return element;
+  }
+
   /** Removes the nodes of a placement made by the last appends; groups left empty go too. */
   remove(placement: Placement): void {
     for (const segment of placement) {
@@ -147,6 +162,30 @@ export class Grouper {
     }
     return this.groups[group].into;
   }
+}
+
+/**
+ * Puts `count` empty groups right after `group`, each as the grouper places one: a copy of the
+ * group element (its class only) and of the line break that follows it, if one does. Returns
+ * their elements, in order. (A run of held groups that stood in one group's element gets the
+ * elements of the groups it stood for, see lazy.ts.)
+ */
+export function groupsAfter(group: Element, count: number): HTMLElement[] {
+  const shell = group.cloneNode(false) as HTMLElement;
+  for (const name of shell.getAttributeNames()) {
+    if (name !== 'class') shell.removeAttribute(name);
+  }
+  const gap = group.nextSibling?.nodeType === Node.TEXT_NODE ? group.nextSibling : null;
+  let at: ChildNode = gap ?? group;
+  const made: HTMLElement[] = [];
+  for (let each = 0; each < count; each++) {
+    const element = shell.cloneNode(false) as HTMLElement;
+    const nodes: ChildNode[] = gap === null ? [element] : [element, gap.cloneNode(false) as ChildNode];
+    at.after(...nodes);
+    at = nodes[nodes.length - 1];
+    made.push(element);
+  }
+  return made;
 }
 
 /** Inserts `fragment` under `parent` before `before` (null: at the end); returns where it went. */

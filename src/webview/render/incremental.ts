@@ -493,6 +493,8 @@ export class IncrementalRenderer {
     this.keepTail();
     let placed = false;
     let result: 'placed' | 'later' = 'placed';
+    // Consecutive held groups go in as one element (see addHeldRun in lazy.ts).
+    const run: HeldGroup[] = [];
     while (this.queue.length > 0) {
       const next = this.queue[0];
       if (typeof next === 'string' || next.text !== undefined) {
@@ -516,8 +518,11 @@ export class IncrementalRenderer {
         // Definitions made earlier win.
         this.frozenRefs = { ...next.group.references, ...this.frozenRefs };
       }
-      this.lazy.addHeld(this.blocks.placeGroup() as HTMLElement, next.group);
+      run.push(next.group);
       placed = true;
+    }
+    if (run.length > 0) {
+      this.lazy.addHeldRun(this.blocks.placeGroups(run.length) as HTMLElement, run);
     }
     if (placed) {
       // Frozen text may use a definition the held groups make.

@@ -12,7 +12,7 @@ import { boundaryAt, countLines, estimatedHeight, startsElement } from '../../sh
 import type { HeldGroup } from '../../shared/protocol';
 import { parseBlocksAndLines, type References } from './parse';
 import type { BlockStream } from './streams';
-import { replacePlacement } from './groups';
+import { groupsAfter, replacePlacement } from './groups';
 
 /**
  * Text that waits for the view: whole groups of an answer's top-level blocks (incremental.ts) and
@@ -89,6 +89,8 @@ const PIECE = 4 * 1024;
  */
 interface LazyGroup {
   readonly element: HTMLElement;
+  /** Held groups that stand in this one element until the view comes near them (see `addHeldRun`). */
+  readonly run?: HeldRun;
   source: string | undefined;
   /** Renders the group's source (a list's items, where the answer's blocks are rendered by default). */
   readonly render?: GroupRender;
@@ -102,6 +104,12 @@ interface LazyGroup {
   fences?: readonly number[];
   /** A long fenced code block being rendered over frames (see FenceRender), and its text. */
   fence?: { readonly stream: BlockStream; readonly text: string };
+}
+
+/** Held groups in one element, in order, and their estimated heights (em). */
+interface HeldRun {
+  readonly groups: readonly HeldGroup[];
+  readonly heights: readonly number[];
 }
 
 /**
@@ -165,7 +173,7 @@ export class LazyGroups {
     if (render !== undefined) {
       this.ownRender.set(element, group);
     }
-    this.wait(group, countLines(source), source.length);
+    this.wait(group, estimatedHeight(countLines(source), source.length), true);
   }
 
   /** Renders again what is rendered of the groups among `elements` (their renderer's output changed: a list turned loose). */
@@ -185,9 +193,37 @@ export class LazyGroups {
 
   /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
   addHeld(element: HTMLElement, held: HeldGroup): void {
+    this.waitHeld(element, held, true);
+  }
+
+  /**
+   * Makes `element` stand for `groups`, consecutive groups held at the extension host, until the
+   * view comes near it; the groups near the view then get elements of their own (see `split`).
+   * Thousands of held groups come in a flood, each placed as an element of its own they cost the
+   * page's main thread about half its time (style, layout, hit tests and the observer each go
+   * over every one of them in every frame, and each is placed); in runs, a few dozen elements.
+   */
+  addHeldRun(element: HTMLElement, groups: readonly HeldGroup[]): void {
+    if (groups.length === 1) {
+      this.waitHeld(element, groups[0], true);
+    } else {
+      this.waitRun(element, groups, true);
+    }
+  }
+
+  private waitHeld(element: HTMLElement, held: HeldGroup, newest: boolean): LazyGroup {
     const group: LazyGroup = { element, source: undefined, held: held.id, asked: false, shown: 0 };
     this.held.set(held.id, group);
-    this.wait(group, held.lines, held.length);
+    this.wait(group, estimatedHeight(held.lines, held.length), newest);
+    return group;
+  }
+
+  private waitRun(element: HTMLElement, groups: readonly HeldGroup[], newest: boolean): LazyGroup {
+    const heights = groups.map((held) => estimatedHeight(held.lines, held.length));
+    const group: LazyGroup = { element, source: undefined, asked: false, shown: 0, run: { groups, heights } };
+    element.dataset.groups = String(groups.length);
+    this.wait(group, heights.reduce((sum, height) => sum + height, 0), newest);
+    return group;
   }
 
   /** The text of held group `id` arrived. */
@@ -223,6 +259,11 @@ export class LazyGroups {
   /** Renders every group still waiting (held groups whose text has not come yet are asked for). */
   renderAll(): void {
     for (const group of [...this.waiting.values()]) {
+      if (group.run !== undefined) {
+        this.split(group, 0, group.run.groups.length);
+      }
+    }
+    for (const group of [...this.waiting.values()]) {
       if (group.source !== undefined) {
         this.show(group, group.source, Number.POSITIVE_INFINITY);
       }
@@ -235,11 +276,15 @@ export class LazyGroups {
     for (const group of this.held.values()) {
       if (group.source === undefined) return true;
     }
+    for (const group of this.waiting.values()) {
+      if (group.run !== undefined) return true;
+    }
     return false;
   }
 
-  private wait(group: LazyGroup, lines: number, length: number): void {
-    group.element.style.height = `${estimatedHeight(lines, length)}em`;
+  /** `group` waits for the view, `height` em high; `newest`: it is the newest waiting group (not one split off an older run). */
+  private wait(group: LazyGroup, height: number, newest: boolean): void {
+    group.element.style.height = `${height}em`;
     this.waiting.set(group.element, group);
     if (group.source?.includes(']') === true) {
       this.referencing.push(group);
@@ -256,8 +301,15 @@ export class LazyGroups {
       // Scroll events do not bubble: the capture sees those of every scrolling element.
       document.addEventListener('scroll', this.onScroll, { capture: true, passive: true });
     }
-    this.newest.push(group.element);
-    if (this.newest.length > WATCHED_NEWEST) {
+    if (newest) {
+      this.newest.push(group.element);
+      this.trimNewest();
+    }
+  }
+
+  /** Keeps the newest WATCHED_NEWEST waiting groups in `newest`; those that leave it are no longer watched while only the newest are. */
+  private trimNewest(): void {
+    while (this.newest.length > WATCHED_NEWEST) {
       const older = this.newest.shift() as HTMLElement;
       if (this.newestOnly) {
         this.unwatch(older);
@@ -433,7 +485,14 @@ export class LazyGroups {
     const came: LazyGroup[] = [];
     for (const entry of entries) {
       const group = this.waiting.get(entry.target);
-      if (group !== undefined && entry.isIntersecting) {
+      if (group?.run !== undefined && entry.isIntersecting) {
+        // Still a run here (it may have been split since the entry was made: then it is gone from `waiting`).
+        const [from, to] = nearView(group.run.heights, entry);
+        for (const near of this.split(group, from, to)) {
+          this.due.add(near);
+          came.push(near);
+        }
+      } else if (group !== undefined && entry.isIntersecting) {
         this.due.add(group);
         came.push(group);
       } else if (group !== undefined) {
@@ -445,6 +504,44 @@ export class LazyGroups {
     if (came.some((group) => group.source !== undefined)) {
       this.wake();
     }
+  }
+
+  /**
+   * Splits a run of held groups where the view came near it: groups `from` to `to` (those within
+   * the observer's reach) get elements of their own, the groups before and after them stay in runs
+   * (or alone). The run's element stays the first part's; the others are inserted after it, in
+   * order. Returns the groups from `from` to `to`.
+   */
+  private split(group: LazyGroup, from: number, to: number): LazyGroup[] {
+    const run = group.run as HeldRun;
+    const { element } = group;
+    this.observer?.unobserve(element);
+    this.waiting.delete(element);
+    this.due.delete(group);
+    delete element.dataset.groups;
+    const parts: Array<{ readonly groups: readonly HeldGroup[]; readonly near: boolean }> = [];
+    if (from > 0) parts.push({ groups: run.groups.slice(0, from), near: false });
+    for (let at = from; at < to; at++) parts.push({ groups: [run.groups[at]], near: true });
+    if (to < run.groups.length) parts.push({ groups: run.groups.slice(to), near: false });
+    const elements = [element, ...groupsAfter(element, parts.length - 1)];
+    const near: LazyGroup[] = [];
+    parts.forEach((part, i) => {
+      const placed = part.groups.length === 1 ? this.waitHeld(elements[i], part.groups[0], false) : this.waitRun(elements[i], part.groups, false);
+      if (part.near) near.push(placed);
+    });
+    // Where the run was among the newest waiting groups, its parts are (in its place, in order).
+    const place = this.newest.indexOf(element);
+    if (place >= 0) {
+      this.newest.splice(place, 1, ...elements);
+      this.trimNewest();
+    } else if (this.newestOnly) {
+      // An older run while only the newest are watched (its entry came before that): none is watched.
+      for (const each of elements) {
+        this.unwatch(each);
+      }
+      return [];
+    }
+    return near;
   }
 
   /**
@@ -494,4 +591,37 @@ export class LazyGroups {
       group.element.removeAttribute('style');
     }
   }
+}
+
+/**
+ * Which of a run's groups (their heights in em, in order) lie within the observer's reach (the
+ * view and a screen above and below it), by the run's box in the entry: [from, to). At least one
+ * group: the one nearest the view, if rounding left none.
+ */
+function nearView(heights: readonly number[], entry: IntersectionObserverEntry): [number, number] {
+  const box = entry.boundingClientRect;
+  const view = entry.rootBounds;
+  const total = heights.reduce((sum, height) => sum + height, 0);
+  if (view === null || total <= 0 || box.height <= 0) {
+    return [0, heights.length];
+  }
+  const perEm = box.height / total;
+  const top = view.top - view.height;
+  const bottom = view.bottom + view.height;
+  let from = -1;
+  let to = -1;
+  let y = box.top;
+  for (let at = 0; at < heights.length; at++) {
+    const next = y + heights[at] * perEm;
+    if (next >= top && y <= bottom) {
+      if (from < 0) from = at;
+      to = at + 1;
+    }
+    y = next;
+  }
+  if (from < 0) {
+    // Within reach as the observer saw it, but no group by these sums: the end nearer the view.
+    return box.top > bottom ? [0, 1] : [heights.length - 1, heights.length];
+  }
+  return [from, to];
 }
