@@ -26,7 +26,7 @@ const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
 const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 /**
- * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `panel`; all by default),
+ * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `floor`, `panel`; all by default),
  * and where a Chromium performance trace of each 10 MiB panel run goes (env AQ_WB_TRACE, a file
  * path, numbered per run: trace.1.json, trace.2.json; none by default), for finding what a stall is
  * made of (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a
@@ -34,10 +34,10 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
  * in it (`console.timeStamp`, "aq:" and the message's type) when each message reached the webview,
  * and "aq:dom" when the answer's first text was in the DOM.
  */
-const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,panel').split(',').map((part) => part.trim()));
+const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,floor,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
 /**
- * Runs of the 10 MiB part under each load (env AQ_WB_REPEAT; 1 by default). One run's longest
+ * Runs of the 10 MiB part (and of its floor) under each load (env AQ_WB_REPEAT; 1 by default). One run's longest
  * stall moves by tens of milliseconds from run to run on a 2-core machine: with several, each
  * figure prints its median, its worst and every run's, so that a change smaller than that spread
  * can be seen.
@@ -48,6 +48,7 @@ const APP = { id: 'timed', name: 'Timed' };
 /** The application's name while it answers with 10 MiB into the panel, and into the channel. */
 const BIG_NAME = 'Timed (10 MiB)';
 const CHANNEL_NAME = 'Timed (10 MiB, output channel)';
+const FLOOR_NAME = 'Timed (10 MiB, text kept from the webview)';
 /** The request body for latency runs: the service waits 250 ms after the headers, so the UI has settled. */
 const LATENCY_TEMPLATE = { query: '${input}', delayMs: 250 };
 /** The request body for the 10 MiB runs: 64 KiB socket writes at full speed. */
@@ -126,15 +127,51 @@ interface LongFrame {
 type ProbeWindow = Window & { aqProbe?: ProbeRecord };
 
 /**
+ * What the probe watches for: answer markers in the DOM, the panel's answer done, or the output
+ * channel's footer; `withholdText` keeps the answer's text from the webview (the floor).
+ */
+interface ProbeOptions {
+  readonly markers: boolean;
+  readonly done: boolean;
+  readonly footer?: string;
+  readonly withholdText?: boolean;
+}
+
+/**
  * Installs the probe into the document of `body` (a webview's, or the workbench's): a rAF gap
  * monitor, a long-task observer, and optionally a watch for answer markers, for the panel's
  * status becoming "done", or for the output channel's footer. Replaces an earlier probe.
  */
-function installProbe(body: HTMLElement | SVGElement, options: { markers: boolean; done: boolean; footer?: string }): void {
+function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): void {
   const win = window as ProbeWindow & { aqProbeStop?: () => void };
   win.aqProbeStop?.();
   const record: ProbeRecord = { marks: {}, gaps: [], longTasks: [], frames: [], textChars: 0, arrivals: {} };
   win.aqProbe = record;
+  // The floor: the answer's text is kept from the webview, so that nothing of it is parsed or
+  // rendered. The webview's frame (VS Code's pre/index.html) hands each message on with this
+  // window's postMessage, called from the frame around it (same origin): the probe takes those
+  // that carry text there, before any listener, and says each append received, as the webview does
+  // (through the function VS Code's own API calls), so the extension host sends what it would.
+  // (Window's operations are the window's own properties: the probe puts the original back.)
+  const ownPost = Object.getOwnPropertyDescriptor(window, 'postMessage');
+  if (options.withholdText === true) {
+    const original = window.postMessage.bind(window);
+    const host = window.parent as unknown as { __vscode_post_message__?: (channel: string, data: unknown) => void };
+    const take = (message: unknown, ...rest: unknown[]): void => {
+      const data = message as { type?: string; text?: string } | null;
+      if (data?.type === 'append' || data?.type === 'held' || data?.type === 'heldText') {
+        console.timeStamp(`aq:${data.type}`);
+        if (data.type === 'append') {
+          record.lastTextAt = Date.now();
+          record.textChars += data.text?.length ?? 0;
+          host.__vscode_post_message__?.('onmessage', { message: { type: 'received', length: data.text?.length ?? 0 } });
+        }
+        return;
+      }
+      (original as (...args: unknown[]) => void)(message, ...rest);
+    };
+    Object.defineProperty(window, 'postMessage', { value: take, configurable: true, writable: true });
+  }
   // What the extension host posts to a webview (see protocol/messages.ts): when the text got here.
   const onMessage = (event: MessageEvent<{ type?: string; text?: string }>): void => {
     console.timeStamp(`aq:${event.data?.type}`);
@@ -247,6 +284,10 @@ function installProbe(body: HTMLElement | SVGElement, options: { markers: boolea
   win.aqProbeStop = () => {
     running = false;
     window.removeEventListener('message', onMessage);
+    if (options.withholdText === true) {
+      if (ownPost === undefined) delete (window as { postMessage?: unknown }).postMessage;
+      else Object.defineProperty(window, 'postMessage', ownPost);
+    }
     tasks.disconnect();
     frames.disconnect();
     for (const observer of observers) observer.disconnect();
@@ -257,7 +298,7 @@ function readProbe(): ProbeRecord | undefined {
   return (window as ProbeWindow).aqProbe;
 }
 
-async function probe(target: Locator, options: { markers: boolean; done: boolean; footer?: string }): Promise<void> {
+async function probe(target: Locator, options: ProbeOptions): Promise<void> {
   await target.evaluate(installProbe, options);
 }
 
@@ -500,15 +541,15 @@ function stallRow(thread: string, stall: Stall | undefined, silentMs: number, go
  * The webview's and the workbench's stall rows of an answer into the panel, from its first byte
  * to its final DOM; gaps are counted as after the end from when its last text reached the view.
  */
-async function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string): Promise<BenchRow[]> {
+async function panelStallRows(panel: ProbeRecord, top: ProbeRecord, first: number, doneAt: number, last: number, silentMs: number, what?: string, goal = true): Promise<BenchRow[]> {
   const lastText = panel.lastTextAt ?? last;
   // Long animation frames are reported to the workbench's page only (the webview is a
   // cross-origin frame in it), without the webview's scripts by name.
   const workbenchStall = longestStall(top, first, doneAt, lastText);
   const host = await hostLagBetween(hostLag.file, first, doneAt, STALL_GOAL_MS);
   return [
-    stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, true, what),
-    stallRow('workbench', workbenchStall, silentMs, true, what),
+    stallRow('webview', longestStall(panel, first, doneAt, lastText), silentMs, goal, what),
+    stallRow('workbench', workbenchStall, silentMs, goal, what),
     { name: `workbench: the workbench's longest stall while ${what ?? 'it streams'}, by its long animation frames`, value: stallFrames(top, first + workbenchStall.gapEndedAfter, workbenchStall.gap) },
     { name: `workbench: every rAF gap of the workbench over ${ms(STALL_GOAL_MS)} while ${what ?? 'it streams'} (after the first byte), with its long animation frames`, value: everyGap(top, first, doneAt) },
     {
@@ -529,24 +570,35 @@ function everyGap(record: ProbeRecord, from: number, to: number): string {
 }
 
 /**
+ * Asks application `name` (its template the 10 MiB answer's) from the palette into the answer
+ * panel, with the probe in the panel's webview (`options`) and in the workbench; returns when the
+ * service has written the whole answer, with when it wrote its first and last byte and the
+ * processor times when the request reached the service.
+ */
+async function askBig(workbench: Workbench, name: string, question: string, options: ProbeOptions): Promise<{ frame: FrameLocator; body: Locator; workbenchBody: Locator; first: number; last: number; cpuBefore: Awaited<ReturnType<typeof cpuSnapshot>> }> {
+  const { page } = workbench;
+  await updateSettings(workbench, name, { 'applicationQuery.output': 'panel' });
+  const { frame, body } = await panelBody(page);
+  const workbenchBody = page.locator('body');
+  await probe(body, options);
+  await probe(workbenchBody, { markers: false, done: false });
+  const before = timedRequests(workbench).length;
+  await queryFromPalette(page, name, question);
+  // From when the request reached the service (it waits 250 ms before its headers): not the palette's work.
+  await waitFor('the request to reach the service', () => timedRequests(workbench)[before] ?? undefined, 60_000, 5);
+  const cpuBefore = await cpuSnapshot(spinners);
+  const request = await nextAnswer(workbench, before, 120_000);
+  if (!request.body.includes(`"size":${BIG}`)) throw new Error(`the 10 MiB template was not in effect: ${request.body.slice(0, 200)}`);
+  return { frame, body, workbenchBody, first: request.firstBodyByteAt ?? Number.NaN, last: request.lastBodyByteAt ?? Number.NaN, cpuBefore };
+}
+
+/**
  * The 10 MiB answer into the answer panel: last byte to final DOM, and both main threads' longest
  * stall. Waits at most `BIG_CAP_MS` after the last byte; runs last, as a webview that has not
  * finished by then may keep the browser busy until it closes.
  */
 async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
-  const { page } = workbench;
-  await updateSettings(workbench, BIG_NAME, { 'applicationQuery.output': 'panel' });
-  const { frame, body } = await panelBody(page);
-  const workbenchBody = page.locator('body');
-  await probe(body, { markers: false, done: true });
-  await probe(workbenchBody, { markers: false, done: false });
-  const before = timedRequests(workbench).length;
-  const cpuBefore = await cpuSnapshot(spinners);
-  await queryFromPalette(page, BIG_NAME, 'Ten mebibytes, please');
-  const request = await nextAnswer(workbench, before, 120_000);
-  if (!request.body.includes(`"size":${BIG}`)) throw new Error(`the 10 MiB template was not in effect: ${request.body.slice(0, 200)}`);
-  const first = request.firstBodyByteAt ?? Number.NaN;
-  const last = request.lastBodyByteAt ?? Number.NaN;
+  const { frame, body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, BIG_NAME, 'Ten mebibytes, please', { markers: false, done: true });
   const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
   const name = `workbench: ${BIG / MiB} MiB markdown answer into the panel at full socket speed: last byte written → final DOM`;
@@ -566,7 +618,8 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   // marks them, see src/webview/render/lazy.ts) until they are scrolled to: they count as their GROUP_SIZE.
   const blocks = await answer.evaluate((element, size) => {
     const groups = [...element.querySelectorAll(':scope > .aq-group')];
-    const waiting = groups.filter((group) => group.hasAttribute('style')).length;
+    // A run of held groups stands in one element until the view comes near it (data-groups: how many).
+    const waiting = groups.filter((group) => group.hasAttribute('style')).reduce((sum, group) => sum + Number(group.getAttribute('data-groups') ?? 1), 0);
     const rendered = element.querySelectorAll(':scope > :not(.aq-group), :scope > .aq-group:not([style]) > *').length;
     return { rendered, waiting, all: rendered + size * waiting };
   }, GROUP_SIZE);
@@ -587,7 +640,35 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
       value: ms(doneAt - (panel.lastTextAt ?? Number.NaN)),
     },
     ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs)),
-    { name: 'workbench: the same answer: the machine\'s processor time from the query to the final DOM, by role', value: cpu },
+    { name: 'workbench: the same answer: the machine\'s processor time from the request at the service to the final DOM, by role', value: cpu },
+  ];
+}
+
+/**
+ * The floor under the 10 MiB answer's stall: the same answer into the panel, with its text kept
+ * from the webview (the probe takes it where the webview's frame hands it on, see installProbe),
+ * so that the page's main thread renders nothing of it. What stalls the workbench then is everything else on the machine:
+ * the extension host taking the answer in and holding it, code-server relaying its messages on
+ * the workbench's main thread, the browser's other processes, and with one core busy the spinner.
+ * A comparison (no goal): from the first byte until the answer's end reached the webview.
+ */
+async function floorIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+  const { body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, FLOOR_NAME, 'Ten mebibytes, not shown, please', { markers: false, done: false, withholdText: true });
+  const what = 'it streams with its text kept from the webview (the floor)';
+  const seen = await watch(body, (record) => record.endAt, BIG_CAP_MS);
+  const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
+  if (seen.found === undefined || seen.record === undefined) {
+    return [stallRow('webview (the floor)', undefined, seen.silentMs, false, what)];
+  }
+  const panel = seen.record;
+  // The window of the 10 MiB answer's own rows: from the first byte to the end in the webview.
+  await delay(QUIET_MS);
+  const top = await read(workbenchBody);
+  const endAt = seen.found;
+  return [
+    { name: `workbench: the floor: its end reached the webview, after the last byte (${(panel.textChars / MiB).toFixed(1)} Mi characters sent, none rendered)`, value: ms(endAt - last), figure: endAt - last },
+    ...(await panelStallRows(panel, top, first, endAt, last, seen.silentMs, what, false)),
+    { name: 'workbench: the floor: the machine\'s processor time from the request at the service to the end in the webview, by role', value: cpu },
   ];
 }
 
@@ -703,7 +784,7 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     };
     if (PARTS.has('paint')) {
       rows.push(...(await underLoads(() => paintRows(workbench))));
-    } else if (PARTS.has('panel') || PARTS.has('code')) {
+    } else if (PARTS.has('panel') || PARTS.has('code') || PARTS.has('floor')) {
       // The code and 10 MiB runs reuse an open answer panel: one short answer opens it.
       await queryFromPalette(workbench.page, APP.name, 'Open the panel, please');
       await waitFor('the short answer to end', async () => (await (await panelBody(workbench.page)).body.getAttribute('data-status')) === 'done' || undefined, 30_000, 100);
@@ -711,9 +792,17 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     // The output channel is a comparison (no goal): idle only.
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
     if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
-    if (PARTS.has('panel')) {
+    // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, ….
+    const tracing = (part: string, run: () => Promise<BenchRow[]>): (() => Promise<BenchRow[]>) => {
       let traces = 0;
-      const run = (): Promise<BenchRow[]> => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `.${++traces}$1`), 'the 10 MiB panel run', () => bigIntoPanel(workbench), process.env.AQ_WB_TRACE_JS === '1');
+      return () => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `${part}.${++traces}$1`), `the 10 MiB panel run${part}`, run, process.env.AQ_WB_TRACE_JS === '1');
+    };
+    if (PARTS.has('floor')) {
+      const run = tracing('.floor', () => floorIntoPanel(workbench));
+      rows.push(...(await underLoads(() => repeated(REPEAT, run))));
+    }
+    if (PARTS.has('panel')) {
+      const run = tracing('', () => bigIntoPanel(workbench));
       rows.push(...(await underLoads(() => repeated(REPEAT, run))));
     }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
