@@ -641,9 +641,11 @@ describe('renderer streams long blocks in Chromium', function () {
               }
               id += count;
             }
-            // The run there is split: the code block's group, the tallest that waits alone, gets an element of its own.
-            await pump();
-            const tall = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].sort((a, b) => b.offsetHeight - a.offsetHeight)[0];
+            // The run there is split once the observer has seen the scroll: the code block's group gets an element of its own (found by its estimated height).
+            const find = (): HTMLElement | undefined => [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].find((each) => each.style.height === `${heights[fenceId]}em`);
+            for (let i = 0; i < 20 && find() === undefined; i++) await pump();
+            const tall = find();
+            if (tall === undefined) throw new Error('the code block\'s group never got an element of its own');
             const keywords = (): number => Math.max(0, ...[...tall.querySelectorAll('pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length));
             // It comes into view in a slow page (its clock runs 50 times fast).
             scroller.scrollTop = tall.offsetTop - scroller.offsetTop;

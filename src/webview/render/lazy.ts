@@ -486,12 +486,10 @@ export class LazyGroups {
     for (const entry of entries) {
       const group = this.waiting.get(entry.target);
       if (group?.run !== undefined && entry.isIntersecting) {
-        // Still a run here (it may have been split since the entry was made: then it is gone from `waiting`).
+        // The groups it reaches get elements of their own; the observer says of each (in its next
+        // notice) whether it is in reach, as of any group: an estimate decides only where the run is cut.
         const [from, to] = nearView(group.run.heights, entry);
-        for (const near of this.split(group, from, to)) {
-          this.due.add(near);
-          came.push(near);
-        }
+        this.split(group, from, to);
       } else if (group !== undefined && entry.isIntersecting) {
         this.due.add(group);
         came.push(group);
@@ -508,26 +506,25 @@ export class LazyGroups {
 
   /**
    * Splits a run of held groups where the view came near it: groups `from` to `to` (those within
-   * the observer's reach) get elements of their own, the groups before and after them stay in runs
-   * (or alone). The run's element stays the first part's; the others are inserted after it, in
-   * order. Returns the groups from `from` to `to`.
+   * the observer's reach, by their estimated heights) get elements of their own, the groups before
+   * and after them stay in runs (or alone); each part waits and is watched as a group is. The run's
+   * element stays the first part's; the others are inserted after it, in order.
    */
-  private split(group: LazyGroup, from: number, to: number): LazyGroup[] {
+  private split(group: LazyGroup, from: number, to: number): void {
     const run = group.run as HeldRun;
     const { element } = group;
     this.observer?.unobserve(element);
     this.waiting.delete(element);
     this.due.delete(group);
     delete element.dataset.groups;
-    const parts: Array<{ readonly groups: readonly HeldGroup[]; readonly near: boolean }> = [];
-    if (from > 0) parts.push({ groups: run.groups.slice(0, from), near: false });
-    for (let at = from; at < to; at++) parts.push({ groups: [run.groups[at]], near: true });
-    if (to < run.groups.length) parts.push({ groups: run.groups.slice(to), near: false });
+    const parts: Array<readonly HeldGroup[]> = [];
+    if (from > 0) parts.push(run.groups.slice(0, from));
+    for (let at = from; at < to; at++) parts.push([run.groups[at]]);
+    if (to < run.groups.length) parts.push(run.groups.slice(to));
     const elements = [element, ...groupsAfter(element, parts.length - 1)];
-    const near: LazyGroup[] = [];
     parts.forEach((part, i) => {
-      const placed = part.groups.length === 1 ? this.waitHeld(elements[i], part.groups[0], false) : this.waitRun(elements[i], part.groups, false);
-      if (part.near) near.push(placed);
+      if (part.length === 1) this.waitHeld(elements[i], part[0], false);
+      else this.waitRun(elements[i], part, false);
     });
     // Where the run was among the newest waiting groups, its parts are (in its place, in order).
     const place = this.newest.indexOf(element);
@@ -539,9 +536,7 @@ export class LazyGroups {
       for (const each of elements) {
         this.unwatch(each);
       }
-      return [];
     }
-    return near;
   }
 
   /**
@@ -594,33 +589,33 @@ export class LazyGroups {
 }
 
 /**
- * Which of a run's groups (their heights in em, in order) lie within the observer's reach (the
- * view and a screen above and below it), by the run's box in the entry: [from, to). At least one
- * group: the one nearest the view, if rounding left none.
+ * Which of a run's groups (their heights in em, in order) the observer would see: those over the
+ * part of the run's box it found in reach (`intersectionRect`: the view and its margin, clipped by
+ * every scroller between, as the observer sees each group), by the run's box in the entry:
+ * [from, to). At least one group: the one nearest that part, if rounding left none.
  */
 function nearView(heights: readonly number[], entry: IntersectionObserverEntry): [number, number] {
   const box = entry.boundingClientRect;
-  const view = entry.rootBounds;
   const total = heights.reduce((sum, height) => sum + height, 0);
-  if (view === null || total <= 0 || box.height <= 0) {
+  if (total <= 0 || box.height <= 0) {
     return [0, heights.length];
   }
   const perEm = box.height / total;
-  const top = view.top - view.height;
-  const bottom = view.bottom + view.height;
+  const top = entry.intersectionRect.top;
+  const bottom = entry.intersectionRect.bottom;
   let from = -1;
   let to = -1;
   let y = box.top;
   for (let at = 0; at < heights.length; at++) {
     const next = y + heights[at] * perEm;
-    if (next >= top && y <= bottom) {
+    if (next > top && y < bottom) {
       if (from < 0) from = at;
       to = at + 1;
     }
     y = next;
   }
   if (from < 0) {
-    // Within reach as the observer saw it, but no group by these sums: the end nearer the view.
+    // Within reach as the observer saw it, but no group by these sums: the end nearer that part.
     return box.top > bottom ? [0, 1] : [heights.length - 1, heights.length];
   }
   return [from, to];
