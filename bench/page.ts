@@ -2,7 +2,7 @@
 // markup rows compare, and how the views follow their text (bench only).
 export * from '../src/webview/render/index';
 export { NaiveRenderer } from './naive';
-export { heldRenderer, scrolledAnswer } from '../test/support/heldPage';
+export { heldGroupElement, heldGroupOffset, heldRenderer, scrolledAnswer } from '../test/support/heldPage';
 export { AutoScroller } from '../src/webview/transcript';
 export { buildMarkup } from '../src/webview/render/markup';
 export { purifiedFragment } from '../src/webview/render/markdown';

@@ -362,25 +362,14 @@ interface ScrollBack {
  */
 async function scrollBack({ pieces, texts, fenceId, heights }: HeldCodeAnswer): Promise<ScrollBack> {
   const frame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame((time) => resolve(time)));
-  const { scrolledAnswer, heldRenderer } = window.AQ;
-  if (scrolledAnswer === undefined || heldRenderer === undefined) throw new Error('not the bench page');
+  const { scrolledAnswer, heldRenderer, heldGroupOffset, heldGroupElement } = window.AQ;
+  if (scrolledAnswer === undefined || heldRenderer === undefined || heldGroupOffset === undefined || heldGroupElement === undefined) throw new Error('not the bench page');
   const { scroller, out } = scrolledAnswer(600);
   try {
     const renderer = heldRenderer(out, pieces, texts);
     for (let i = 0; i < 3000 && !renderer.done; i++) await frame();
     for (let i = 0; i < 10; i++) await frame();
-    const waiting = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
-    const sum = (from: number, to: number): number => heights.slice(from, to).reduce((total, height) => total + height, 0);
-    let position = 0;
-    let id = 0;
-    for (const element of waiting.slice(waiting.findIndex((each) => each.dataset.groups !== undefined))) {
-      const count = Number(element.dataset.groups ?? 1);
-      if (fenceId < id + count) {
-        position = element.offsetTop - scroller.offsetTop + (sum(id, fenceId) / sum(id, id + count)) * element.offsetHeight;
-        break;
-      }
-      id += count;
-    }
+    const position = heldGroupOffset(scroller, out, fenceId, heights) ?? 0;
     const start = performance.now();
     let last = start;
     let longest = 0;
@@ -390,12 +379,11 @@ async function scrollBack({ pieces, texts, fenceId, heights }: HeldCodeAnswer): 
       last = now;
     };
     scroller.scrollTop = position;
-    // The run there is split once the observer has seen the scroll: the group gets its element (by its estimated height).
-    const find = (): HTMLElement | undefined => [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].find((each) => each.style.height === `${heights[fenceId]}em`);
-    let found = find();
+    // The run there is split once the observer has seen the scroll: the group gets its element.
+    let found = heldGroupElement(out, heights[fenceId]);
     while (found === undefined && performance.now() - start < 10_000) {
       await step();
-      found = find();
+      found = heldGroupElement(out, heights[fenceId]);
     }
     if (found === undefined) throw new Error('the code block\'s group never got an element of its own');
     const tall = found;

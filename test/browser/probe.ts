@@ -6,7 +6,7 @@ import hljs from 'highlight.js/lib/core';
 import { IncrementalRenderer } from '../../src/webview/render/index';
 
 export * from '../../src/webview/render/index';
-export { heldRenderer, scrolledAnswer } from '../support/heldPage';
+export { heldGroupElement, heldGroupOffset, heldRenderer, scrolledAnswer } from '../support/heldPage';
 export { GROUP_SIZE } from '../../src/shared/answer/blocks';
 
 /** Characters given to each stage since the last reset. */

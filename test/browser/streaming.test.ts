@@ -11,6 +11,8 @@ interface ProbeGlobal extends RendererGlobal {
   GROUP_SIZE: number;
   scrolledAnswer: NonNullable<RendererGlobal['scrolledAnswer']>;
   heldRenderer: NonNullable<RendererGlobal['heldRenderer']>;
+  heldGroupOffset: NonNullable<RendererGlobal['heldGroupOffset']>;
+  heldGroupElement: NonNullable<RendererGlobal['heldGroupElement']>;
   watchedElements(): { watched: Set<Element>; restore: () => void };
   groupsInView(scroller: Element, out: Element): { inView: number; waitingInView: number };
   waitingGroups(out: Element): { groups: number; elements: number };
@@ -628,23 +630,11 @@ describe('renderer streams long blocks in Chromium', function () {
           let restore = (): void => undefined;
           try {
             for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
-            // The held groups wait in runs, in order (each element stands for data-groups of them, or one),
-            // after the text the host passed over: the reader scrolls to where the code block's group is.
-            const waiting = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
-            let id = 0;
-            for (const element of waiting.slice(waiting.findIndex((each) => each.dataset.groups !== undefined))) {
-              const count = Number(element.dataset.groups ?? 1);
-              if (fenceId < id + count) {
-                const sum = (from: number, to: number): number => heights.slice(from, to).reduce((total, height) => total + height, 0);
-                scroller.scrollTop = element.offsetTop - scroller.offsetTop + (sum(id, fenceId) / sum(id, id + count)) * element.offsetHeight;
-                break;
-              }
-              id += count;
-            }
-            // The run there is split once the observer has seen the scroll: the code block's group gets an element of its own (found by its estimated height).
-            const find = (): HTMLElement | undefined => [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].find((each) => each.style.height === `${heights[fenceId]}em`);
-            for (let i = 0; i < 20 && find() === undefined; i++) await pump();
-            const tall = find();
+            // The reader scrolls to where the code block's group is (the held groups wait in runs), and
+            // once the run there is split (the observer has seen the scroll), to the group's own element.
+            scroller.scrollTop = (window.AQ as ProbeGlobal).heldGroupOffset(scroller, out, fenceId, heights) ?? 0;
+            for (let i = 0; i < 20 && (window.AQ as ProbeGlobal).heldGroupElement(out, heights[fenceId]) === undefined; i++) await pump();
+            const tall = (window.AQ as ProbeGlobal).heldGroupElement(out, heights[fenceId]);
             if (tall === undefined) throw new Error('the code block\'s group never got an element of its own');
             const keywords = (): number => Math.max(0, ...[...tall.querySelectorAll('pre code')].map((code) => code.querySelectorAll('.hljs-keyword').length));
             // It comes into view in a slow page (its clock runs 50 times fast).

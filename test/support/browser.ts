@@ -227,6 +227,9 @@ export interface RendererGlobal {
   scrolledAnswer?: (height?: number) => { scroller: HTMLElement; out: HTMLElement };
   /** Only there too: a renderer given an answer the extension host held back in part, and ended; it answers asks for held text. */
   heldRenderer?: (out: HTMLElement, pieces: readonly HeldPiece[], texts: readonly string[], options?: PageRendererOptions) => Required<PageRenderer>;
+  /** Only there too: where a held group starts in its scroller, by estimate, and its element once it has one of its own. */
+  heldGroupOffset?: (scroller: HTMLElement, out: HTMLElement, id: number, heights: readonly number[]) => number | undefined;
+  heldGroupElement?: (out: HTMLElement, height: number) => HTMLElement | undefined;
   /** Only in the benchmark's page (bench/page.ts) and the tests' probe: how the webview's views follow their text (transcript.ts). */
   AutoScroller?: new (scroller: HTMLElement) => { update(): void };
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */

@@ -36,3 +36,29 @@ export function heldRenderer(out: HTMLElement, pieces: readonly HeldPiece[], tex
   renderer.finish();
   return renderer;
 }
+
+/**
+ * Where held group `id` starts in `scroller` (the position to scroll to), by estimate. Held groups
+ * wait in runs, in order, after the text the host passed over: each waiting element from the first
+ * run on stands for `data-groups` of them (or one), so the group's place is its element's top plus
+ * the estimated heights (`heights`, em, by id) of the groups before it there, scaled to the
+ * element's height. Undefined if no waiting element holds it.
+ */
+export function heldGroupOffset(scroller: HTMLElement, out: HTMLElement, id: number, heights: readonly number[]): number | undefined {
+  const waiting = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
+  const sum = (from: number, to: number): number => heights.slice(from, to).reduce((total, height) => total + height, 0);
+  let first = 0;
+  for (const element of waiting.slice(waiting.findIndex((each) => each.dataset.groups !== undefined))) {
+    const count = Number(element.dataset.groups ?? 1);
+    if (id < first + count) {
+      return element.offsetTop - scroller.offsetTop + (sum(first, id) / sum(first, first + count)) * element.offsetHeight;
+    }
+    first += count;
+  }
+  return undefined;
+}
+
+/** The waiting element of one held group (split off its run), found by its estimated height (em); undefined until it has one. */
+export function heldGroupElement(out: HTMLElement, height: number): HTMLElement | undefined {
+  return [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]:not([data-groups])')].find((each) => each.style.height === `${height}em`);
+}
