@@ -165,25 +165,18 @@ export class Grouper {
 }
 
 /**
- * Puts `count` empty groups right after `group`, each as the grouper places one: a copy of the
- * group element (its class only) and of the line break that follows it, if one does. Returns
- * their elements, in order. (A run of held groups that stood in one group's element gets the
- * elements of the groups it stood for, see lazy.ts.)
+ * Puts `count` empty groups (each `shell()`: a group's nodes, as the grouper places one) right after
+ * the group `group` and what came with it, before the element after it. Returns their elements, in
+ * order. (A run of held groups that stood in one group's element gets the elements of the groups
+ * it stood for, see lazy.ts.)
  */
-export function groupsAfter(group: Element, count: number): HTMLElement[] {
-  const shell = group.cloneNode(false) as HTMLElement;
-  for (const name of shell.getAttributeNames()) {
-    if (name !== 'class') shell.removeAttribute(name);
-  }
-  const gap = group.nextSibling?.nodeType === Node.TEXT_NODE ? group.nextSibling : null;
-  let at: ChildNode = gap ?? group;
+export function groupsAfter(group: Element, count: number, shell: () => DocumentFragment): HTMLElement[] {
+  const next = group.nextElementSibling;
   const made: HTMLElement[] = [];
   for (let each = 0; each < count; each++) {
-    const element = shell.cloneNode(false) as HTMLElement;
-    const nodes: ChildNode[] = gap === null ? [element] : [element, gap.cloneNode(false) as ChildNode];
-    at.after(...nodes);
-    at = nodes[nodes.length - 1];
-    made.push(element);
+    const fragment = shell();
+    made.push(fragment.firstElementChild as HTMLElement);
+    group.parentNode?.insertBefore(fragment, next);
   }
   return made;
 }

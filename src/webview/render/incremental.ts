@@ -7,7 +7,7 @@ import { renderFragment, sanitizeToFragment } from './markdown';
 import { GROUP_SHELL, parseBlocks, parseBlocksAndLines, parseMarkdown, type MdToken, type References, type RenderEnv } from './parse';
 import { FenceStream } from './fence';
 import { finishesBy, FramePacer, FULL_BUDGET_MS, pageFrames, WindowPace, type FrameClient } from './pacer';
-import { appendGroup, ContainerStream, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
+import { appendGroup, ContainerStream, groupShell, ownCopy, ParagraphStream, type BlockStream, type FrozenChunk, type StreamHost } from './streams';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -564,6 +564,7 @@ export class IncrementalRenderer {
       () => ({ ...this.refs, ...this.frozenRefs }),
       () => this.requestFrame(),
       (ids) => this.options.wantHeld?.(ids),
+      () => groupShell(GROUP_SHELL),
       (element, text) => this.groupFence(element, text),
     );
   }

@@ -145,14 +145,16 @@ export class LazyGroups {
 
   /**
    * `render` renders a group's source with link reference definitions, `references` says which
-   * are known now, `wake` asks for a frame in which `renderDue` runs, and `want` asks the
-   * extension host for held groups' text (it comes back through `provide`).
+   * are known now, `wake` asks for a frame in which `renderDue` runs, `want` asks the
+   * extension host for held groups' text (it comes back through `provide`), and `shell` makes an
+   * empty group's nodes (a run of held groups is split into such groups).
    */
   constructor(
     private readonly render: GroupRender,
     private readonly references: () => References,
     private readonly wake: () => void,
     private readonly want: (ids: readonly number[]) => void,
+    private readonly shell: () => DocumentFragment,
     private readonly fence?: FenceRender,
   ) {}
 
@@ -521,7 +523,7 @@ export class LazyGroups {
     if (from > 0) parts.push(run.groups.slice(0, from));
     for (let at = from; at < to; at++) parts.push([run.groups[at]]);
     if (to < run.groups.length) parts.push(run.groups.slice(to));
-    const elements = [element, ...groupsAfter(element, parts.length - 1)];
+    const elements = [element, ...groupsAfter(element, parts.length - 1, this.shell)];
     parts.forEach((part, i) => {
       if (part.length === 1) this.waitHeld(elements[i], part[0], false);
       else this.waitRun(elements[i], part, false);

@@ -679,15 +679,20 @@ export function ownCopy(part: string): string {
 /** Empty groups as sanitizing their markup makes them, by markup and parent: cloned, not sanitized again. */
 const groupShells = new Map<string, DocumentFragment>();
 
-/** Appends an empty group (`html`, parsed inside a `parent`, or at the top level) to `host`. */
-export function appendGroup(host: Element, html: string, parent?: PieceParent): Group {
+/** An empty group's nodes (`html`, parsed inside a `parent`, or at the top level), fresh. */
+export function groupShell(html: string, parent?: PieceParent): DocumentFragment {
   const key = `${parent ?? ''}\0${html}`;
   let shell = groupShells.get(key);
   if (shell === undefined) {
     shell = parent === undefined ? sanitizeToFragment(html) : sanitizeChildren(html, parent);
     groupShells.set(key, shell);
   }
-  const fragment = shell.cloneNode(true) as DocumentFragment;
+  return shell.cloneNode(true) as DocumentFragment;
+}
+
+/** Appends an empty group (`html`, parsed inside a `parent`, or at the top level) to `host`. */
+export function appendGroup(host: Element, html: string, parent?: PieceParent): Group {
+  const fragment = groupShell(html, parent);
   const nodes = Array.from(fragment.childNodes);
   const into = fragment.firstElementChild ?? host;
   host.append(fragment);
