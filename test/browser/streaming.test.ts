@@ -684,12 +684,17 @@ describe('renderer streams long blocks in Chromium', function () {
             await frame();
           }
           const atTop = { elements: elements(), waiting: (window.AQ as ProbeGlobal).waitingGroups(out), asked: asked.length };
+          const before = new Set(out.querySelectorAll(':scope > .aq-group'));
           // The reader scrolls to the middle: the run there is split where the view is.
           scroller.scrollTop = scroller.scrollHeight / 2;
           for (let i = 0; i < 30; i++) {
             await frame();
           }
-          const middle = { elements: elements(), asked: asked.length - atTop.asked, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
+          // A group split off the run and rendered wholly above the view was rendered out of sight
+          // (it would take a group's height not laid out, and push what the reader looks at away).
+          const top = scroller.getBoundingClientRect().top;
+          const renderedAbove = [...out.querySelectorAll(':scope > .aq-group:not([style])')].filter((group) => !before.has(group) && group.getBoundingClientRect().bottom < top - 1).length;
+          const middle = { elements: elements(), asked: asked.length - atTop.asked, renderedAbove, ...(window.AQ as ProbeGlobal).groupsInView(scroller, out) };
           renderer.flush();
           while (renderer.asking) {
             await new Promise((resolve) => setTimeout(resolve, 10));
@@ -708,6 +713,7 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.atTop.waiting.groups > heldCount - 10, `the held groups wait: ${summary}`);
     assert.ok(result.atTop.waiting.elements * 20 < result.atTop.waiting.groups, `a few elements hold them: ${summary}`);
     assert.ok(result.middle.inView > 0 && result.middle.waitingInView === 0, `the groups in view are rendered: ${summary}`);
+    assert.equal(result.middle.renderedAbove, 0, `none out of sight above the view: ${summary}`);
     assert.ok(result.middle.asked > 0 && result.middle.asked <= 12, `only the groups near the view were asked for: ${summary}`);
     assert.ok(result.middle.elements - result.atTop.elements <= 14, `only those got elements of their own: ${summary}`);
     assert.ok(result.all > heldCount, `all rendered, each group is an element: ${summary}`);
