@@ -193,14 +193,10 @@ export class LazyGroups {
     return group.render ?? this.render;
   }
 
-  /** Makes `element` stand for a group held at the extension host, until it comes near the view. */
-  addHeld(element: HTMLElement, held: HeldGroup): void {
-    this.waitHeld(element, held, true);
-  }
-
   /**
    * Makes `element` stand for `groups`, consecutive groups held at the extension host, until the
-   * view comes near it; the groups near the view then get elements of their own (see `split`).
+   * view comes near it (one group: it is that group's element); the groups near the view then get
+   * elements of their own (see `split`).
    * Thousands of held groups come in a flood, each placed as an element of its own they cost the
    * page's main thread about half its time (style, layout, hit tests and the observer each go
    * over every one of them in every frame, and each is placed); in runs, a few dozen elements.
@@ -220,8 +216,7 @@ export class LazyGroups {
     return group;
   }
 
-  private waitRun(element: HTMLElement, groups: readonly HeldGroup[], newest: boolean): LazyGroup {
-    const heights = groups.map((held) => estimatedHeight(held.lines, held.length));
+  private waitRun(element: HTMLElement, groups: readonly HeldGroup[], newest: boolean, heights = groups.map((held) => estimatedHeight(held.lines, held.length))): LazyGroup {
     const group: LazyGroup = { element, source: undefined, asked: false, shown: 0, run: { groups, heights } };
     element.dataset.groups = String(groups.length);
     this.wait(group, heights.reduce((sum, height) => sum + height, 0), newest);
@@ -519,14 +514,15 @@ export class LazyGroups {
     this.waiting.delete(element);
     this.due.delete(group);
     delete element.dataset.groups;
-    const parts: Array<readonly HeldGroup[]> = [];
-    if (from > 0) parts.push(run.groups.slice(0, from));
-    for (let at = from; at < to; at++) parts.push([run.groups[at]]);
-    if (to < run.groups.length) parts.push(run.groups.slice(to));
+    // Each part: [start, end) of the run's groups.
+    const parts: Array<readonly [number, number]> = [];
+    if (from > 0) parts.push([0, from]);
+    for (let at = from; at < to; at++) parts.push([at, at + 1]);
+    if (to < run.groups.length) parts.push([to, run.groups.length]);
     const elements = [element, ...groupsAfter(element, parts.length - 1, this.shell)];
-    parts.forEach((part, i) => {
-      if (part.length === 1) this.waitHeld(elements[i], part[0], false);
-      else this.waitRun(elements[i], part, false);
+    parts.forEach(([start, end], i) => {
+      if (end - start === 1) this.waitHeld(elements[i], run.groups[start], false);
+      else this.waitRun(elements[i], run.groups.slice(start, end), false, run.heights.slice(start, end));
     });
     // Where the run was among the newest waiting groups, its parts are (in its place, in order).
     const place = this.newest.indexOf(element);
