@@ -20,10 +20,20 @@ import {
 import { utf8Length } from '../format';
 import type { HeldGroup, HeldReferences } from '../protocol';
 
-/** Text is held only when more than this is waiting to be passed over at once. */
-export const HOLD_AT = 128 * 1024;
-/** The newest text of a batch always goes over as text (what the view shows while it follows the stream). */
-export const HOLD_KEEP = 16 * 1024;
+/**
+ * Text is held only when more than this is waiting to be passed over at once. A flood's first
+ * batches are no larger: at 128 KiB (and the newest 16 KiB kept, below) the webview got about
+ * 100 K characters of a 10 MiB answer as text before anything was held, and rendered them while the
+ * extension host cut the rest, in frames of 12-22 ms of processor time that took 50-100 ms on a
+ * busy machine (`npm run bench workbench`, the 10 MiB answer's longest stall).
+ */
+export const HOLD_AT = 32 * 1024;
+/**
+ * The newest text of a batch always goes over as text: what the view shows while it follows the
+ * stream, about a screen (as much as the webview renders of text it makes wait, LAZY_KEEP). A
+ * held group that the view reaches is asked for as any other.
+ */
+export const HOLD_KEEP = 4 * 1024;
 /**
  * The most text one piece carries: longer text goes over in several pieces (messages), so that no
  * one message keeps the workbench's main thread busy for long (code-server relays each there).
