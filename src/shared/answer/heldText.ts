@@ -21,11 +21,12 @@ import { utf8Length } from '../format';
 import type { HeldGroup, HeldReferences } from '../protocol';
 
 /**
- * Text is held only when more than this is waiting to be passed over at once. A flood's first
- * batches are no larger: at 128 KiB (and the newest 16 KiB kept, below) the webview got about
- * 100 K characters of a 10 MiB answer as text before anything was held, and rendered them while the
- * extension host cut the rest, in frames of 12-22 ms of processor time that took 50-100 ms on a
- * busy machine (`npm run bench workbench`, the 10 MiB answer's longest stall).
+ * Text is held only when more than this is waiting to be passed over at once: low enough that a
+ * flood is held from its first large batch on. At 128 KiB (and the newest 16 KiB kept, below) the
+ * webview got about 100 K characters of a 10 MiB answer as text before anything was held, and
+ * rendered them while the extension host cut the rest, in frames of 13-31 ms of processor time
+ * that took up to 103 ms with one core busy (`npm run bench workbench`, the 10 MiB answer's longest
+ * stall; README, *The flood's first text*).
  */
 export const HOLD_AT = 32 * 1024;
 /**
@@ -41,6 +42,14 @@ export const HOLD_KEEP = 4 * 1024;
 export const PIECE_MAX = 64 * 1024;
 /** The text parsed (block structure only) at once; doubles while a block is longer. */
 const PARSE_WINDOW = 64 * 1024;
+/**
+ * A block still open at the end of a parse (no cut found) is parsed again, from its start, only
+ * once the text after what was parsed has grown by as much as that, or by this much: each parse
+ * reads the block from its start. Parsed again for every batch, a 512 KiB code block passed in
+ * batches of 48 KiB (a busy extension host's flushes, each more than HOLD_AT) took 26 ms in all, up
+ * to 5 ms a batch; now 7 ms, up to 3 ms (plain Node, `npm run bench core`, HeldText rows).
+ */
+const REPARSE_AFTER = 256 * 1024;
 
 const md = createMarkdown();
 
@@ -78,6 +87,8 @@ export class HeldText {
    * yet), so that the next parse can hold it whole; undefined if that group cannot be held.
    */
   private openGroup: number | undefined;
+  /** How much text from `parsedAt` the last parse found no cut in (a block open that long); 0: none. */
+  private uncut = 0;
   /** The text of every group held, by id. */
   private readonly held: string[] = [];
 
@@ -134,6 +145,7 @@ export class HeldText {
     this.parsedAt = 0;
     this.passed = 0;
     this.openGroup = undefined;
+    this.uncut = 0;
   }
 
   /** The text of held group `id`, or undefined if there is none. */
@@ -170,7 +182,13 @@ export class HeldText {
    * and ends by `limit`. Offsets are into `unparsed`.
    */
   private *groupsBefore(limit: number): Generator<{ start: number; end: number }> {
-    let window = PARSE_WINDOW;
+    const grown = limit - this.parsedAt - this.uncut;
+    if (this.uncut > 0 && grown < Math.min(this.uncut, REPARSE_AFTER)) {
+      // The block is still open, as far as a parse would tell for its price.
+      return;
+    }
+    // A window no longer than the block found open would find no cut again.
+    let window = Math.max(PARSE_WINDOW, 2 * this.uncut);
     /** A group starts at `at` (undefined: not at a cut): the whole group before it, if any, ends there. */
     const startGroup = (at: number | undefined): Array<{ start: number; end: number }> => {
       const open = this.openGroup;
@@ -186,12 +204,14 @@ export class HeldText {
       const last = findBoundary(tokens, text, starts);
       if (last === undefined) {
         if (end === limit) {
+          this.uncut = limit - this.parsedAt;
           return;
         }
         window *= 2;
         continue;
       }
       window = PARSE_WINDOW;
+      this.uncut = 0;
       let element = this.elements;
       for (let i = 0; i < last.index; i++) {
         if (!startsElement(tokens[i])) {

@@ -117,6 +117,26 @@ describe('HeldText (the text a webview is passed of a fast answer)', () => {
     assert.equal(reassemble(held, pieces).text, code);
   });
 
+  it('a long code block streamed in batches of more than HOLD_AT goes over as text, all of it, and the answer after it is held again', () => {
+    // About 640 KiB of code, then 1 MiB of headings, paragraphs, lists, tables and quotes; 48 KiB a
+    // batch throughout (a busy extension host's flushes), so that each batch is more than HOLD_AT.
+    const code = '```ts\n' + 'const value = compute(1, 2, 3);\n'.repeat(20_000) + '```\n\n';
+    const answer = code + longShapes(1024 * 1024, 4).blocks;
+    const batch = 48 * 1024;
+    assert.ok(batch > HOLD_AT);
+    const held = new HeldText();
+    const pieces: HeldPiece[] = [];
+    let at = 0;
+    for (; at + batch <= code.length; at += batch) pieces.push(...held.pass(answer.slice(at, at + batch)));
+    assert.equal(held.heldCount, 0, 'nothing of the open block is held');
+    assert.equal(reassemble(held, pieces).text, answer.slice(0, at), 'the block so far went over as text');
+    for (; at < answer.length; at += batch) pieces.push(...held.pass(answer.slice(at, at + batch)));
+    assert.equal(reassemble(held, pieces).text, answer, 'nothing is lost or reordered');
+    const text = pieces.reduce((sum, piece) => sum + ('text' in piece ? piece.text.length : 0), 0);
+    assert.ok(held.heldCount > 20, `the answer after the block is held again: ${held.heldCount} groups`);
+    assert.ok(text < code.length + 512 * 1024, `most of what follows the block is held: ${text - code.length} characters after it went over as text`);
+  });
+
   it('holds a backlog passed in slices with more to follow as one pass would: every whole group, none of it as text, the newest text at the end', () => {
     const answer = longShapes(2 * 1024 * 1024, 9).blocks;
     const start = 40_000;
