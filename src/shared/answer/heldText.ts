@@ -44,10 +44,13 @@ export const PIECE_MAX = 64 * 1024;
 const PARSE_WINDOW = 64 * 1024;
 /**
  * A block still open at the end of a parse (no cut found) is parsed again, from its start, only
- * once the text after what was parsed has grown by as much as that, or by this much: each parse
- * reads the block from its start. Parsed again for every batch, a 512 KiB code block passed in
- * batches of 48 KiB (a busy extension host's flushes, each more than HOLD_AT) took 26 ms in all, up
- * to 5 ms a batch; now 7 ms, up to 3 ms (plain Node, `npm run bench core`, HeldText rows).
+ * once the text after what was parsed has grown by as much as was parsed, or by this much,
+ * whichever is less: each parse reads the block from its start. Until then its text goes over as
+ * text (or, with more to follow, waits), as after a parse that finds no cut; so about this much of
+ * what follows the block's end, at most, goes over unheld. Parsed again for every batch, a 512 KiB
+ * code block passed in batches of 48 KiB (a busy extension host's flushes, each more than HOLD_AT)
+ * took 26 ms in all, up to 5 ms a batch; now 7 ms, up to 3 ms (plain Node, `npm run bench core`,
+ * HeldText rows).
  */
 const REPARSE_AFTER = 256 * 1024;
 
