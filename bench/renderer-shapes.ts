@@ -369,7 +369,8 @@ async function scrollBack({ pieces, texts, fenceId, heights }: HeldCodeAnswer): 
     const renderer = heldRenderer(out, pieces, texts);
     for (let i = 0; i < 3000 && !renderer.done; i++) await frame();
     for (let i = 0; i < 10; i++) await frame();
-    const position = heldGroupOffset(scroller, out, fenceId, heights) ?? 0;
+    const position = heldGroupOffset(scroller, out, fenceId, heights);
+    if (position === undefined) throw new Error('no run of held groups holds the code block\'s group');
     const start = performance.now();
     let last = start;
     let longest = 0;

@@ -632,7 +632,9 @@ describe('renderer streams long blocks in Chromium', function () {
             for (let i = 0; i < 2000 && !renderer.done; i++) await pump();
             // The reader scrolls to where the code block's group is (the held groups wait in runs), and
             // once the run there is split (the observer has seen the scroll), to the group's own element.
-            scroller.scrollTop = (window.AQ as ProbeGlobal).heldGroupOffset(scroller, out, fenceId, heights) ?? 0;
+            const offset = (window.AQ as ProbeGlobal).heldGroupOffset(scroller, out, fenceId, heights);
+            if (offset === undefined) throw new Error('no run of held groups holds the code block\'s group');
+            scroller.scrollTop = offset;
             for (let i = 0; i < 20 && (window.AQ as ProbeGlobal).heldGroupElement(out, heights[fenceId]) === undefined; i++) await pump();
             const tall = (window.AQ as ProbeGlobal).heldGroupElement(out, heights[fenceId]);
             if (tall === undefined) throw new Error('the code block\'s group never got an element of its own');

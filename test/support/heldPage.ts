@@ -42,13 +42,17 @@ export function heldRenderer(out: HTMLElement, pieces: readonly HeldPiece[], tex
  * wait in runs, in order, after the text the host passed over: each waiting element from the first
  * run on stands for `data-groups` of them (or one), so the group's place is its element's top plus
  * the estimated heights (`heights`, em, by id) of the groups before it there, scaled to the
- * element's height. Undefined if no waiting element holds it.
+ * element's height. Undefined if no waiting element holds it, or no run waits (the count starts at
+ * the first run: a lone held group before it would shift the ids by one).
  */
 export function heldGroupOffset(scroller: HTMLElement, out: HTMLElement, id: number, heights: readonly number[]): number | undefined {
   const waiting = [...out.querySelectorAll<HTMLElement>(':scope > .aq-group[style]')];
+  const firstRun = waiting.findIndex((each) => each.dataset.groups !== undefined);
+  // No run: nothing to count from (a slice from -1 would have counted from the last element).
+  if (firstRun < 0) return undefined;
   const sum = (from: number, to: number): number => heights.slice(from, to).reduce((total, height) => total + height, 0);
   let first = 0;
-  for (const element of waiting.slice(waiting.findIndex((each) => each.dataset.groups !== undefined))) {
+  for (const element of waiting.slice(firstRun)) {
     const count = Number(element.dataset.groups ?? 1);
     if (id < first + count) {
       return element.offsetTop - scroller.offsetTop + (sum(first, id) / sum(first, first + count)) * element.offsetHeight;
