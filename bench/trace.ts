@@ -37,3 +37,57 @@ export async function traced<T>(page: Page, file: string | undefined, what: stri
     console.error(`trace of ${what}: ${file}`);
   }
 }
+
+/** One event of a Chromium trace, as far as `gapsInTrace` reads it. */
+interface TraceEvent {
+  readonly name: string;
+  readonly ph: string;
+  readonly pid: number;
+  readonly tid: number;
+  /** Microseconds. */
+  readonly ts: number;
+  readonly dur?: number;
+  /** The thread's own processor time (microseconds). */
+  readonly tdur?: number;
+  readonly args?: { readonly data?: { readonly message?: string } };
+}
+
+/** A rAF gap the bench's probe marked, and how much of it the page's main thread spent on a processor. */
+export interface FrameGap {
+  /** When the gap ended (ms since the epoch, the probe's clock) and how long it was (ms). */
+  readonly end: number;
+  readonly length: number;
+  /** The main thread's processor time in the tasks it began in the gap, the frame that opened it included (ms). */
+  readonly cpuMs: number;
+  /** The longest of those tasks: its wall time and its processor time (ms). */
+  readonly longestMs: number;
+  readonly longestCpuMs: number;
+}
+
+/**
+ * The rAF gaps the bench's probe marked in a trace written by `traced` (`console.timeStamp`,
+ * "aq:gap <end> <length>", see the workbench bench's probe) that `counts`, with the processor time
+ * of the main thread they were marked on in each. A gap of 83 ms in which that thread ran for
+ * 10 ms waited the rest of it: for a processor, or for a frame the compositor did not begin.
+ */
+export function gapsInTrace(json: string, counts: (end: number, length: number) => boolean): FrameGap[] {
+  const events = (JSON.parse(json) as { traceEvents: TraceEvent[] }).traceEvents;
+  const allTasks = events.filter((event) => event.ph === 'X' && event.name === 'ThreadControllerImpl::RunTask');
+  const gaps: FrameGap[] = [];
+  for (const mark of events) {
+    const [kind, endText, lengthText] = (mark.name === 'TimeStamp' ? (mark.args?.data?.message ?? '') : '').split(' ');
+    const [end, length] = [Number(endText), Number(lengthText)];
+    if (kind !== 'aq:gap' || !counts(end, length)) continue;
+    const from = mark.ts - length * 1000;
+    const tasks = allTasks.filter((task) => task.pid === mark.pid && task.tid === mark.tid && task.ts >= from && task.ts < mark.ts);
+    const longest = tasks.reduce<TraceEvent | undefined>((most, task) => ((task.dur ?? 0) > (most?.dur ?? -1) ? task : most), undefined);
+    gaps.push({
+      end,
+      length,
+      cpuMs: tasks.reduce((sum, task) => sum + (task.tdur ?? 0), 0) / 1000,
+      longestMs: (longest?.dur ?? 0) / 1000,
+      longestCpuMs: (longest?.tdur ?? 0) / 1000,
+    });
+  }
+  return gaps.sort((a, b) => a.end - b.end);
+}

@@ -20,7 +20,7 @@ import type { BenchRow } from './core';
 import { cpuBetween, cpuSnapshot } from './cpu';
 import { hostLagBetween, hostLagProbe } from './hostLag';
 import { loads, sideBySide, spinners } from './load';
-import { traced } from './trace';
+import { gapsInTrace, traced } from './trace';
 
 const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
@@ -77,6 +77,15 @@ const FRAME_DRIFT_MS = 1;
 /** Whether a rAF gap is longer than the goal by more than its frames' drift. */
 function gapOverGoal(length: number): boolean {
   return length > STALL_GOAL_MS + FRAME_DRIFT_MS;
+}
+/** Two frames at 60 Hz: the most of the main thread's processor time in a stall that its own work could explain (see traceGapRow). */
+const PAGE_SHARE_MS = 33;
+/** What the floor's rows say it measures. */
+const FLOOR_WHAT = 'it streams with its text kept from the webview (the floor)';
+/** A 10 MiB run's rows, and its window (first byte → final DOM, or its end for the floor; ms since the epoch) for its trace. */
+interface BigRun {
+  readonly rows: BenchRow[];
+  readonly window?: readonly [number, number];
 }
 /** The bench's probe in the extension host (see hostLag.ts): set as the bench starts. */
 let hostLag: Awaited<ReturnType<typeof hostLagProbe>>;
@@ -135,6 +144,8 @@ interface ProbeOptions {
   readonly done: boolean;
   readonly footer?: string;
   readonly withholdText?: boolean;
+  /** Marks each rAF gap it records for a trace (`console.timeStamp`, "aq:gap <end> <length>", see trace.ts). */
+  readonly markGaps?: boolean;
 }
 
 /**
@@ -174,7 +185,7 @@ function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): vo
   }
   // What the extension host posts to a webview (see protocol/messages.ts): when the text got here.
   const onMessage = (event: MessageEvent<{ type?: string; text?: string }>): void => {
-    console.timeStamp(`aq:${event.data?.type}`);
+    console.timeStamp(`aq:${event.data?.type}${event.data?.text === undefined ? '' : ` ${event.data.text.length}`}`);
     if (event.data?.type === 'append') {
       record.lastTextAt = Date.now();
       record.textChars += event.data.text?.length ?? 0;
@@ -188,7 +199,10 @@ function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): vo
   let running = true;
   let last = 0;
   const frame = (now: number): void => {
-    if (last > 0 && now - last > 25) record.gaps.push([performance.timeOrigin + now, now - last]);
+    if (last > 0 && now - last > 25) {
+      record.gaps.push([performance.timeOrigin + now, now - last]);
+      if (options.markGaps === true) console.timeStamp(`aq:gap ${performance.timeOrigin + now} ${now - last}`);
+    }
     last = now;
     if (running) requestAnimationFrame(frame);
   };
@@ -570,6 +584,24 @@ function everyGap(record: ProbeRecord, from: number, to: number): string {
 }
 
 /**
+ * Every rAF gap of the workbench over the goal in `window` (first byte → final DOM, as everyGap),
+ * from the run's trace: the processor time its main thread (the workbench's and the webview's)
+ * spent in it, and its longest task. Where that time fits in PAGE_SHARE_MS, the page's own work
+ * would have fitted in two frames had it had a processor: the rest of the gap went to waiting (the
+ * machine's other work, or a frame the compositor did not begin). The floor's gaps are all such.
+ */
+function traceGapRow(json: string, window: readonly [number, number], what: string): BenchRow {
+  const [from, to] = window;
+  const gaps = gapsInTrace(json, (end, length) => end >= from && end - length <= to && gapOverGoal(length));
+  const fits = gaps.filter((gap) => gap.cpuMs <= PAGE_SHARE_MS).length;
+  const each = gaps.map((gap) => `ending +${ms(gap.end - from)}: ${ms(gap.length)}, ${gap.cpuMs.toFixed(1)} ms on a processor (its longest task ${ms(gap.longestMs)}, ${gap.longestCpuMs.toFixed(1)} ms)`);
+  return {
+    name: `workbench: every rAF gap of the workbench over ${ms(STALL_GOAL_MS)} while ${what}, with its main thread's processor time in it (from the run's trace)`,
+    value: gaps.length === 0 ? 'none' : `${each.join('; ')}; in ${fits} of ${gaps.length} its work fitted in ${ms(PAGE_SHARE_MS)}`,
+  };
+}
+
+/**
  * Asks application `name` (its template the 10 MiB answer's) from the palette into the answer
  * panel, with the probe in the panel's webview (`options`) and in the workbench; returns when the
  * service has written the whole answer, with when it wrote its first and last byte and the
@@ -581,7 +613,7 @@ async function askBig(workbench: Workbench, name: string, question: string, opti
   const { frame, body } = await panelBody(page);
   const workbenchBody = page.locator('body');
   await probe(body, options);
-  await probe(workbenchBody, { markers: false, done: false });
+  await probe(workbenchBody, { markers: false, done: false, markGaps: true });
   const before = timedRequests(workbench).length;
   await queryFromPalette(page, name, question);
   // From when the request reached the service (it waits 250 ms before its headers): not the palette's work.
@@ -597,17 +629,19 @@ async function askBig(workbench: Workbench, name: string, question: string, opti
  * stall. Waits at most `BIG_CAP_MS` after the last byte; runs last, as a webview that has not
  * finished by then may keep the browser busy until it closes.
  */
-async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+async function bigIntoPanel(workbench: Workbench): Promise<BigRun> {
   const { frame, body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, BIG_NAME, 'Ten mebibytes, please', { markers: false, done: true });
   const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
   const name = `workbench: ${BIG / MiB} MiB markdown answer into the panel at full socket speed: last byte written → final DOM`;
   const goal = `≤ ${FINAL_DOM_GOAL_MS} ms`;
   if (seen.found === undefined || seen.record === undefined) {
-    return [
-      { name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false },
-      stallRow('webview (and workbench: one process)', undefined, seen.silentMs, true),
-    ];
+    return {
+      rows: [
+        { name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false },
+        stallRow('webview (and workbench: one process)', undefined, seen.silentMs, true),
+      ],
+    };
   }
   const panel = seen.record;
   const top = await read(workbenchBody);
@@ -627,7 +661,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const complete = blocks.all === 2 + 6 * expected;
   const sections = `${expected} sections in ${blocks.all} top-level blocks (complete ${String(complete)}), ${blocks.rendered} rendered and ${blocks.waiting} groups of ${GROUP_SIZE} waiting for the view`;
   const lastToFinal = doneAt - last;
-  return [
+  const rows: BenchRow[] = [
     {
       name,
       value: `${ms(lastToFinal)} (painted +${ms((panel.donePaintedAt ?? doneAt) - doneAt)}; socket wrote it in ${ms(last - first)}, its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)} after the last byte, the end +${ms((panel.endAt ?? Number.NaN) - last)}; first byte → final DOM ${ms(doneAt - first)}; ${(panel.textChars / MiB).toFixed(1)} Mi characters of it passed to the webview, the rest held by the extension host; ${sections})`,
@@ -642,6 +676,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
     ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs)),
     { name: 'workbench: the same answer: the machine\'s processor time from the request at the service to the final DOM, by role', value: cpu },
   ];
+  return { rows, window: [first, doneAt] };
 }
 
 /**
@@ -652,24 +687,25 @@ async function bigIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
  * the workbench's main thread, the browser's other processes, and with one core busy the spinner.
  * A comparison (no goal): from the first byte until the answer's end reached the webview.
  */
-async function floorIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+async function floorIntoPanel(workbench: Workbench): Promise<BigRun> {
   const { body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, FLOOR_NAME, 'Ten mebibytes, not shown, please', { markers: false, done: false, withholdText: true });
-  const what = 'it streams with its text kept from the webview (the floor)';
+  const what = FLOOR_WHAT;
   const seen = await watch(body, (record) => record.endAt, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
   if (seen.found === undefined || seen.record === undefined) {
-    return [stallRow('webview (the floor)', undefined, seen.silentMs, false, what)];
+    return { rows: [stallRow('webview (the floor)', undefined, seen.silentMs, false, what)] };
   }
   const panel = seen.record;
   // The window of the 10 MiB answer's own rows: from the first byte to the end in the webview.
   await delay(QUIET_MS);
   const top = await read(workbenchBody);
   const endAt = seen.found;
-  return [
+  const rows: BenchRow[] = [
     { name: `workbench: the floor: its end reached the webview, after the last byte (${(panel.textChars / MiB).toFixed(1)} Mi characters sent, none rendered)`, value: ms(endAt - last), figure: endAt - last },
     ...(await panelStallRows(panel, top, first, endAt, last, seen.silentMs, what, false)),
     { name: 'workbench: the floor: the machine\'s processor time from the request at the service to the end in the webview, by role', value: cpu },
   ];
+  return { rows, window: [first, endAt] };
 }
 
 /**
@@ -792,17 +828,22 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     // The output channel is a comparison (no goal): idle only.
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
     if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
-    // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, ….
-    const tracing = (part: string, run: () => Promise<BenchRow[]>): (() => Promise<BenchRow[]>) => {
+    // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, …. A traced
+    // run also says what the workbench's main thread did in each of its stalls (see traceGapRow).
+    const tracing = (part: string, what: string, run: () => Promise<BigRun>): (() => Promise<BenchRow[]>) => {
       let traces = 0;
-      return () => traced(workbench.page, TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `${part}.${++traces}$1`), `the 10 MiB panel run${part}`, run, process.env.AQ_WB_TRACE_JS === '1');
+      return async () => {
+        const file = TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `${part}.${++traces}$1`);
+        const { rows, window } = await traced(workbench.page, file, `the 10 MiB panel run${part}`, run, process.env.AQ_WB_TRACE_JS === '1');
+        return file === undefined || window === undefined ? rows : [...rows, traceGapRow(await readFile(file, 'utf8'), window, what)];
+      };
     };
     if (PARTS.has('floor')) {
-      const run = tracing('.floor', () => floorIntoPanel(workbench));
+      const run = tracing('.floor', FLOOR_WHAT, () => floorIntoPanel(workbench));
       rows.push(...(await underLoads(() => repeated(REPEAT, run))));
     }
     if (PARTS.has('panel')) {
-      const run = tracing('', () => bigIntoPanel(workbench));
+      const run = tracing('', 'it streams', () => bigIntoPanel(workbench));
       rows.push(...(await underLoads(() => repeated(REPEAT, run))));
     }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
