@@ -66,7 +66,7 @@ export interface FrameGap {
 
 /**
  * The rAF gaps the bench's probe marked in a trace written by `traced` (`console.timeStamp`,
- * "aq:gap <end> <length>", see the workbench bench's probe) that `counts`, with the processor time
+ * "aq:gap <end> <length> <late>", see the workbench bench's probe) that `counts`, with the processor time
  * of the main thread they were marked on in each. A gap of 83 ms in which that thread ran for
  * 10 ms waited the rest of it: for a processor, or for a frame the compositor did not begin.
  */
@@ -75,11 +75,13 @@ export function gapsInTrace(json: string, counts: (end: number, length: number) 
   const allTasks = events.filter((event) => event.ph === 'X' && event.name === 'ThreadControllerImpl::RunTask');
   const gaps: FrameGap[] = [];
   for (const mark of events) {
-    const [kind, endText, lengthText] = (mark.name === 'TimeStamp' ? (mark.args?.data?.message ?? '') : '').split(' ');
-    const [end, length] = [Number(endText), Number(lengthText)];
+    const [kind, endText, lengthText, lateText] = (mark.name === 'TimeStamp' ? (mark.args?.data?.message ?? '') : '').split(' ');
+    const [end, length, late] = [Number(endText), Number(lengthText), Number(lateText)];
     if (kind !== 'aq:gap' || !counts(end, length)) continue;
-    const from = mark.ts - length * 1000;
-    const tasks = allTasks.filter((task) => task.pid === mark.pid && task.tid === mark.tid && task.ts >= from && task.ts < mark.ts);
+    // The mark is made in the callback of the frame that ended the gap, `late` after that frame began.
+    const to = mark.ts - late * 1000;
+    const from = to - length * 1000;
+    const tasks = allTasks.filter((task) => task.pid === mark.pid && task.tid === mark.tid && task.ts >= from && task.ts < to);
     const longest = tasks.reduce<TraceEvent | undefined>((most, task) => ((task.dur ?? 0) > (most?.dur ?? -1) ? task : most), undefined);
     gaps.push({
       end,

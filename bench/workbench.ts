@@ -28,8 +28,9 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 /**
  * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `floor`, `panel`; all by default),
  * and where a Chromium performance trace of each 10 MiB panel run goes (env AQ_WB_TRACE, a file
- * path, numbered per run: trace.1.json, trace.2.json; none by default), for finding what a stall is
- * made of (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a
+ * path, numbered per run: trace.1.json, trace.2.json; the floor's trace.floor.1.json, the code
+ * block's trace.code.1.json; none by default), for finding what a stall is made of
+ * (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a
  * file path) traces the Chat view's first-paint answers, with JavaScript samples; the probe marks
  * in it (`console.timeStamp`, "aq:" and the message's type) when each message reached the webview,
  * and "aq:dom" when the answer's first text was in the DOM.
@@ -80,10 +81,12 @@ function gapOverGoal(length: number): boolean {
 }
 /** Two frames at 60 Hz: the most of the main thread's processor time in a stall that its own work could explain (see traceGapRow). */
 const PAGE_SHARE_MS = 33;
+/** What the code block's rows say it measures. */
+const CODE_WHAT = 'the code block streams';
 /** What the floor's rows say it measures. */
 const FLOOR_WHAT = 'it streams with its text kept from the webview (the floor)';
-/** A 10 MiB run's rows, and its window (first byte → final DOM, or its end for the floor; ms since the epoch) for its trace. */
-interface BigRun {
+/** A traced part's rows, and its window (first byte → final DOM, or its end for the floor; ms since the epoch) for its trace's stalls. */
+interface PartRun {
   readonly rows: BenchRow[];
   readonly window?: readonly [number, number];
 }
@@ -144,7 +147,7 @@ interface ProbeOptions {
   readonly done: boolean;
   readonly footer?: string;
   readonly withholdText?: boolean;
-  /** Marks each rAF gap it records for a trace (`console.timeStamp`, "aq:gap <end> <length>", see trace.ts). */
+  /** Marks each rAF gap it records for a trace (`console.timeStamp`, "aq:gap <end> <length> <late>", see trace.ts). */
   readonly markGaps?: boolean;
 }
 
@@ -201,7 +204,8 @@ function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): vo
   const frame = (now: number): void => {
     if (last > 0 && now - last > 25) {
       record.gaps.push([performance.timeOrigin + now, now - last]);
-      if (options.markGaps === true) console.timeStamp(`aq:gap ${performance.timeOrigin + now} ${now - last}`);
+      // The frame began at `now`; its callback runs later (the mark's time in the trace).
+      if (options.markGaps === true) console.timeStamp(`aq:gap ${performance.timeOrigin + now} ${now - last} ${performance.now() - now}`);
     }
     last = now;
     if (running) requestAnimationFrame(frame);
@@ -629,7 +633,7 @@ async function askBig(workbench: Workbench, name: string, question: string, opti
  * stall. Waits at most `BIG_CAP_MS` after the last byte; runs last, as a webview that has not
  * finished by then may keep the browser busy until it closes.
  */
-async function bigIntoPanel(workbench: Workbench): Promise<BigRun> {
+async function bigIntoPanel(workbench: Workbench): Promise<PartRun> {
   const { frame, body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, BIG_NAME, 'Ten mebibytes, please', { markers: false, done: true });
   const seen = await watch(body, (record) => record.donePaintedAt, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
@@ -687,7 +691,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<BigRun> {
  * the workbench's main thread, the browser's other processes, and with one core busy the spinner.
  * A comparison (no goal): from the first byte until the answer's end reached the webview.
  */
-async function floorIntoPanel(workbench: Workbench): Promise<BigRun> {
+async function floorIntoPanel(workbench: Workbench): Promise<PartRun> {
   const { body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, FLOOR_NAME, 'Ten mebibytes, not shown, please', { markers: false, done: false, withholdText: true });
   const what = FLOOR_WHAT;
   const seen = await watch(body, (record) => record.endAt, BIG_CAP_MS);
@@ -713,13 +717,13 @@ async function floorIntoPanel(workbench: Workbench): Promise<BigRun> {
  * final DOM (all of it highlighted up to the limit and placed), and both main threads' longest
  * stall; with the page's highlighting (`worker`, or `page` if the worker did not start).
  */
-async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
+async function codeIntoPanel(workbench: Workbench): Promise<PartRun> {
   const { page } = workbench;
   await updateSettings(workbench, CODE_NAME, { 'applicationQuery.output': 'panel' }, CODE_TEMPLATE);
   const { frame, body } = await panelBody(page);
   const workbenchBody = page.locator('body');
   await probe(body, { markers: false, done: true });
-  await probe(workbenchBody, { markers: false, done: false });
+  await probe(workbenchBody, { markers: false, done: false, markGaps: true });
   const before = timedRequests(workbench).length;
   await queryFromPalette(page, CODE_NAME, 'The whole file, please');
   const request = await nextAnswer(workbench, before, 120_000);
@@ -731,7 +735,7 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const name = `workbench: one ${CODE_SIZE / 1024} KiB code block arriving in ~0.5 s into the panel (highlighting in the ${highlighting === 'worker' ? 'worker' : 'page'}): last byte written → final DOM`;
   const goal = `≤ ${CODE_FINAL_GOAL_MS} ms`;
   if (seen.found === undefined || seen.record === undefined) {
-    return [{ name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false }, stallRow('webview', undefined, seen.silentMs, true, 'the code block streams')];
+    return { rows: [{ name, value: `not within ${ms(BIG_CAP_MS)} (socket wrote it in ${ms(last - first)})`, goal, ok: false }, stallRow('webview', undefined, seen.silentMs, true, CODE_WHAT)] };
   }
   const panel = seen.record;
   const top = await read(workbenchBody);
@@ -740,15 +744,16 @@ async function codeIntoPanel(workbench: Workbench): Promise<BenchRow[]> {
   const functions = Number(/Functions: (\d+)\./.exec((await answer.locator('p').last().textContent()) ?? '')?.[1]);
   const code = await answer.locator('.aq-code code').first().evaluate((element, n) => ({ whole: (element.textContent ?? '').includes(`export async function step${n}(`), keywords: element.querySelectorAll('.hljs-keyword').length }), functions);
   const lastToFinal = doneAt - last;
-  return [
+  const rows: BenchRow[] = [
     {
       name,
       value: `${ms(lastToFinal)} (socket wrote it in ${ms(last - first)}; its last text reached the webview +${ms((panel.lastTextAt ?? Number.NaN) - last)}; ${functions} functions, all there ${String(code.whole)}, ${code.keywords} keywords highlighted)`,
       goal,
       ok: lastToFinal <= CODE_FINAL_GOAL_MS && code.whole,
     },
-    ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs, 'the code block streams')),
+    ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs, CODE_WHAT)),
   ];
+  return { rows, window: [first, doneAt] };
 }
 
 /** The same answer into the output channel, for comparison: last byte to the footer in view, and the workbench's longest stall. */
@@ -827,17 +832,18 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     }
     // The output channel is a comparison (no goal): idle only.
     if (PARTS.has('channel')) rows.push(...(await bigIntoChannel(workbench)));
-    if (PARTS.has('code')) rows.push(...(await underLoads(() => codeIntoPanel(workbench))));
-    // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, …. A traced
-    // run also says what the workbench's main thread did in each of its stalls (see traceGapRow).
-    const tracing = (part: string, what: string, run: () => Promise<BigRun>): (() => Promise<BenchRow[]>) => {
+    // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, …, the code
+    // block's trace.code.1.json, …. A traced run also says what the workbench's main thread did in
+    // each of its stalls (see traceGapRow).
+    const tracing = (part: string, what: string, run: () => Promise<PartRun>): (() => Promise<BenchRow[]>) => {
       let traces = 0;
       return async () => {
         const file = TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `${part}.${++traces}$1`);
-        const { rows, window } = await traced(workbench.page, file, `the 10 MiB panel run${part}`, run, process.env.AQ_WB_TRACE_JS === '1');
+        const { rows, window } = await traced(workbench.page, file, `the run while ${what}`, run, process.env.AQ_WB_TRACE_JS === '1');
         return file === undefined || window === undefined ? rows : [...rows, traceGapRow(await readFile(file, 'utf8'), window, what)];
       };
     };
+    if (PARTS.has('code')) rows.push(...(await underLoads(tracing('.code', CODE_WHAT, () => codeIntoPanel(workbench)))));
     if (PARTS.has('floor')) {
       const run = tracing('.floor', FLOOR_WHAT, () => floorIntoPanel(workbench));
       rows.push(...(await underLoads(() => repeated(REPEAT, run))));
