@@ -592,7 +592,7 @@ function everyGap(record: ProbeRecord, from: number, to: number): string {
  * from the run's trace: the processor time its main thread (the workbench's and the webview's)
  * spent in it, and its longest task. Where that time fits in PAGE_SHARE_MS, the page's own work
  * would have fitted in two frames had it had a processor: the rest of the gap went to waiting (the
- * machine's other work, or a frame the compositor did not begin). The floor's gaps are all such.
+ * machine's other work, or a frame the compositor did not begin).
  */
 function traceGapRow(json: string, window: readonly [number, number], what: string): BenchRow {
   const [from, to] = window;
