@@ -85,6 +85,12 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
     'text/plain, a sentence then HOSTILE_TEXT, then 8 s of silence, then a line break'),
   app('echo-key', 'Echo key', 'Echoes the API key it was sent, in several encodings, as a careless service might.',
     'text/plain: the key whole, split across two chunks 300 ms apart, \\u-escaped, %-encoded, and JSON-escaped, among ordinary text'),
+  app('echo-key-sse', 'Echo key (SSE)', 'Echoes pieces of the API key it was sent as a careless streaming service might: split across events, cut short, and as HTML character references.',
+    'text/event-stream, OpenAI-style deltas: the key split across two events after 11 characters, its first 20 characters mid-sentence, its + as &#43; and all of it as numeric references'),
+  app('echo-key-401', 'Echo key (401)', 'Refuses the request with an error that quotes the start of the key it was sent.',
+    '401 text/plain: "Invalid API key" and the key\'s first 20 characters'),
+  app('backslashes', 'Backslashes', 'An answer made of backslashes, as a hostile or broken service might send.',
+    'text/plain: "size" bytes (default 48 KiB) of backslashes in 4 KiB chunks'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
     'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown ("shape": "sections", the default, or "code": one long code block) in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
 ]);
@@ -455,6 +461,19 @@ export function echoKeyPieces(key: string): string[] {
     `Escaped: ${unicode}. `,
     `Encoded: ${percent}. `,
     `JSON: ${JSON.stringify({ authorization: `Bearer ${key}` })}.`,
+    '\nThat was all of it.\n',
+  ];
+}
+
+/** The deltas `echo-key-sse` streams around `key`: each element one SSE event, in order. */
+export function echoKeySsePieces(key: string): string[] {
+  const references = [...key].map((c) => `&#${c.charCodeAt(0)};`).join('');
+  return [
+    'Your key, split: ',
+    key.slice(0, 11),
+    `${key.slice(11)}. `,
+    `Its start, ${key.slice(0, 20)}, in a sentence. `,
+    `As HTML: ${key.replace(/[+_-]/g, (c) => `&#${c.charCodeAt(0)};`)} and ${references}.`,
     '\nThat was all of it.\n',
   ];
 }

@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
-  APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
+  APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, echoKeySsePieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
   createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
   timedCode, timedMarkdown, type DemoApplication,
 } from './apps';
@@ -425,6 +425,28 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         }
         ex.res.end();
         return;
+      }
+      case 'echo-key-sse': {
+        begin(ex, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache' });
+        const key = /^Bearer +(\S+)$/i.exec(ex.req.headers.authorization ?? '')?.[1] ?? '';
+        for (const piece of echoKeySsePieces(key)) {
+          if (!(await write(ex, `data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`)) || !(await pause(100, ex.signal))) return;
+        }
+        await write(ex, 'data: [DONE]\n\n');
+        ex.res.end();
+        return;
+      }
+      case 'echo-key-401': {
+        const key = /^Bearer +(\S+)$/i.exec(ex.req.headers.authorization ?? '')?.[1] ?? '';
+        begin(ex, 401, TEXT_HEADERS);
+        ex.res.end(`Invalid API key ${key.slice(0, 20)}, check your dashboard.`);
+        return;
+      }
+      case 'backslashes': {
+        const size = intOption(body, 'size', 48 * 1024, 0, BULK_MAX_BYTES);
+        if (typeof size === 'string') return sendJson(ex, 400, { error: size });
+        begin(ex, 200, TEXT_HEADERS);
+        return streamBytes(ex, Buffer.alloc(size, 0x5c), 4096, 0);
       }
       case 'echo': {
         const chunk = intOption(body, '__chunkBytes', 7, 1, 1024 * 1024);

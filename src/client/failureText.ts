@@ -1,19 +1,19 @@
 // Failures in plain words: an error body as a one-line excerpt, a fetch that got no response or a
 // body cut short as a sentence, and no secret in any of them. Internal to the client (src/client).
 import { mediaType } from './formats';
-import { maskCutText, maskSecrets } from '../shared/secretMask';
+import { maskSecrets } from '../shared/secretMask';
 
 const EXCERPT_LENGTH = 500;
 
 /**
  * An error body as one line of plain text (at most 500 characters): HTML is reduced to its text,
  * a JSON error object to its message, control characters and runs of spaces to one space. The
- * `secrets` are masked in any encoded form before anything is cut, also at the end of a body that
- * was read only up to a limit (see {@link maskCutText}).
+ * `secrets` are masked in any encoded form before anything is cut, also a piece at the end of a
+ * body that was read only up to a limit.
  */
 export function plainExcerpt(text: string, contentType: string, secrets: readonly string[] = []): string {
   const type = mediaType(contentType);
-  const source = maskCutText(text, secrets);
+  const source = maskSecrets(text, secrets);
   let plain = source;
   if (type === 'text/html' || type === 'application/xhtml+xml' || /^\s*<(!doctype\s+html|html|head|body)\b/i.test(source)) {
     plain = decodeEntities(
@@ -31,7 +31,7 @@ export function plainExcerpt(text: string, contentType: string, secrets: readonl
   // eslint-disable-next-line no-control-regex
   plain = plain.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
   // Decoding entities or a JSON string may have spelled out a key the encoded body hid.
-  plain = maskCutText(plain, secrets);
+  plain = maskSecrets(plain, secrets);
   return plain.length > EXCERPT_LENGTH ? `${plain.slice(0, EXCERPT_LENGTH - 1)}…` : plain;
 }
 

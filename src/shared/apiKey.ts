@@ -1,5 +1,3 @@
-import { maskSecrets } from './secretMask';
-
 const MAX_KEY_LENGTH = 4096;
 
 /**
@@ -24,9 +22,4 @@ export function validateApiKey(key: string): string | undefined {
     return `The API key is longer than ${MAX_KEY_LENGTH} characters; check that you pasted only the key.`;
   }
   return undefined;
-}
-
-/** The text with every secret masked in any encoded form: {@link maskSecrets}, under the name the callers know. */
-export function redact(text: string, secrets: readonly string[]): string {
-  return maskSecrets(text, secrets);
 }

@@ -37,6 +37,8 @@ export interface RecordedResponse {
   readonly raw: string;
   /** Whether more of the body came than `raw` holds (the full size is the exchange's `wireBytes`). */
   readonly rawTruncated: boolean;
+  /** Why `raw` is empty though a body came: it held a piece of a key that could not be masked in the raw form. */
+  readonly rawWithheld?: string;
   /** The answer text extracted from the body, up to {@link TEXT_CAP_BYTES}. */
   readonly text: string;
   /** Whether more answer text came than `text` holds (the full length is the exchange's `textChars`). */
@@ -182,7 +184,7 @@ function parseResponse(value: unknown): RecordedResponse | undefined {
   if (!isRecord(value)) {
     return undefined;
   }
-  const { status, statusText, headers, format, shape, raw, rawTruncated, text, textTruncated } = value;
+  const { status, statusText, headers, format, shape, raw, rawTruncated, rawWithheld, text, textTruncated } = value;
   if (
     !isCount(status) ||
     !isString(statusText) ||
@@ -191,6 +193,7 @@ function parseResponse(value: unknown): RecordedResponse | undefined {
     (shape !== undefined && !isString(shape)) ||
     !isString(raw) ||
     typeof rawTruncated !== 'boolean' ||
+    (rawWithheld !== undefined && !isString(rawWithheld)) ||
     !isString(text) ||
     typeof textTruncated !== 'boolean'
   ) {
@@ -204,6 +207,7 @@ function parseResponse(value: unknown): RecordedResponse | undefined {
     shape: shape as StreamShape | undefined,
     raw,
     rawTruncated,
+    rawWithheld,
     text,
     textTruncated,
   });

@@ -5,7 +5,7 @@ import { Utf8StreamDecoder } from '../decode';
 import type { StreamShape, WireFormat } from '../formats';
 import { dropUndefined, type Exchange, type RecordedOutcome, type RecordedRequest, type RecordedResponse, type Surface } from './exchange';
 import { maskHeaders, scrubExchange } from './masking';
-import { maskSecrets, SecretStreamMasker } from '../../shared/secretMask';
+import { maskCredentials, SecretStreamMasker } from '../../shared/secretMask';
 
 /** How much of a request body is kept (UTF-8 bytes); a longer one is kept cut and cannot be replayed. */
 export const REQUEST_BODY_CAP_BYTES = 1024 * 1024;
@@ -148,19 +148,25 @@ export interface ExchangeStart {
 export interface ExchangeEnd extends RecordedOutcome {
   /** Body bytes on the wire (`QueryResponse.bytesReceived()`); defaults to what the raw capture counted. */
   readonly wireBytes?: number;
+  /** Whether masking the answer found a piece of a key (then a framed raw body is withheld: see {@link ExchangeRecorder.finish}). */
+  readonly answerHeldKey?: boolean;
 }
+
+/** Why a raw body is not kept (shown in the inspector in its place). */
+export const RAW_WITHHELD_NOTE =
+  'The raw body is not kept: the answer held a piece of an API key, and the stream\'s framing may split a key into parts too short to recognise in the raw body. The extracted answer below is masked.';
 
 /**
  * Records one exchange as it happens, timing it with `now` (ms). Call {@link headers} when the
  * response starts, feed {@link raw} (the wire text: `onRaw: (t) => recorder.raw(t)`) and
- * {@link text} (the answer pieces), then {@link finish} once, on every path. The raw body and the
- * answer pass a {@link SecretStreamMasker} before their capture caps, so no cut keeps a piece of a key.
+ * {@link text} (the answer pieces, already masked by the caller's {@link SecretStreamMasker}), then
+ * {@link finish} once, on every path. The raw body passes a masker of its own before its cap, and
+ * the request body is masked once at the end, so no cut keeps a piece of a key.
  */
 export class ExchangeRecorder {
   private readonly rawCapture = recordingSink();
   private readonly answer = new StreamCapture(TEXT_CAP_BYTES);
   private readonly rawMasker: SecretStreamMasker;
-  private readonly answerMasker: SecretStreamMasker;
   private rawDecoder: Utf8StreamDecoder | undefined;
   private wireBytes = 0;
   private readonly startedAt: number;
@@ -177,7 +183,6 @@ export class ExchangeRecorder {
     this.startedAt = now();
     this.when = new Date(this.startedAt).toISOString();
     this.rawMasker = new SecretStreamMasker(start.secrets ?? []);
-    this.answerMasker = new SecretStreamMasker(start.secrets ?? []);
   }
 
   /** The response headers arrived (also for an error status). */
@@ -211,10 +216,10 @@ export class ExchangeRecorder {
     }
   }
 
-  /** The next piece of answer text. */
+  /** The next piece of answer text, masked (the runner masks it once for every view and this record). */
   text(piece: string): void {
     this.textChars += piece.length;
-    if (!this.answer.truncated) this.answer.write(this.answerMasker.push(piece));
+    if (!this.answer.truncated) this.answer.write(piece);
   }
 
   /** The finished, masked exchange (give it to {@link HistoryStore.add}). */
@@ -222,10 +227,9 @@ export class ExchangeRecorder {
     if (this.rawDecoder !== undefined) this.rawCapture.write(this.rawMasker.push(this.rawDecoder.end().text));
     this.rawCapture.write(this.rawMasker.end());
     this.rawCapture.end();
-    this.answer.write(this.answerMasker.end());
     const secrets = this.start.secrets ?? [];
     // Masked before it is cut: a cut must never keep the start of a key.
-    const body = this.start.body === undefined ? undefined : maskSecrets(this.start.body, secrets);
+    const body = this.start.body === undefined ? undefined : maskCredentials(this.start.body, secrets);
     const keptBody = body === undefined ? undefined : utf8Prefix(body, REQUEST_BODY_CAP_BYTES);
     const request: RecordedRequest = {
       method: this.start.method,
@@ -237,7 +241,12 @@ export class ExchangeRecorder {
     const response: RecordedResponse | undefined =
       this.response === undefined
         ? undefined
-        : { ...this.response, raw: this.rawCapture.text, rawTruncated: this.rawCapture.truncated, text: this.answer.text, textTruncated: this.answer.truncated };
+        : {
+            ...this.response,
+            ...(withholdRaw(this.response.format, end) ? { raw: '', rawTruncated: false, rawWithheld: RAW_WITHHELD_NOTE } : { raw: this.rawCapture.text, rawTruncated: this.rawCapture.truncated }),
+            text: this.answer.text,
+            textTruncated: this.answer.truncated,
+          };
     return scrubExchange(
       {
         id: randomUUID(),
@@ -255,6 +264,16 @@ export class ExchangeRecorder {
         ...(this.start.environment === undefined ? {} : { environment: this.start.environment }),
       },
       secrets,
+      true,
     );
   }
+}
+
+/**
+ * Whether the raw body must not be kept: the answer held a piece of a key and the body was framed
+ * (SSE, NDJSON…), where a key split across events can leave parts in the raw text that are each too
+ * short to be recognised. A plain-text body is the answer itself, masked the same way.
+ */
+function withholdRaw(format: WireFormat | undefined, end: ExchangeEnd): boolean {
+  return end.answerHeldKey === true && format !== undefined && format !== 'text';
 }

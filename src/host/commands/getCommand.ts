@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { redact } from '../../shared/apiKey';
+import { maskSecrets } from '../../shared/secretMask';
 import { applicationLabel } from '../../shared/applications';
 import { HttpStatusError, QueryError, describeStatus } from '../../client/errors';
 import { getJson, normalizeEndpoint } from '../../client/getClient';
@@ -62,7 +62,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         );
         deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);
         // A service may echo the key in what it returns: the document never holds it.
-        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: redact(deps.log.redact(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
+        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: maskSecrets(deps.log.redact(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
         await vscode.window.showTextDocument(doc, { preview: false });
       } catch (err) {
         const message = err instanceof QueryError ? err.message : String(err);
@@ -70,7 +70,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof HttpStatusError) {
           const actions = err.status === 401 || err.status === 403 ? ['Set API Key…', 'Show Log'] : ['Show Log'];
           // The reason phrase comes from the server and could echo the header: it goes through the redaction.
-          const reason = redact(deps.log.redact(err.statusText), [apiKey]);
+          const reason = maskSecrets(deps.log.redact(err.statusText), [apiKey]);
           const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions);
           if (choice === 'Set API Key…') {
             await vscode.commands.executeCommand(Commands.setApiKey, app.id);
@@ -82,7 +82,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof QueryError && err.kind === 'aborted') {
           return;
         }
-        const masked = redact(deps.log.redact(message), [apiKey]);
+        const masked = maskSecrets(deps.log.redact(message), [apiKey]);
         void vscode.window.showErrorMessage(plain`GET /api/${endpoint}: ${masked}`);
       }
     }),

@@ -115,7 +115,7 @@ export function inspectorMarkdown(exchange: Exchange): string {
   out.push(`Received ${formatBytes(exchange.wireBytes)} on the wire (${exchange.wireBytes.toLocaleString('en-US')} bytes); ${exchange.textChars.toLocaleString('en-US')} characters of answer text.`, '');
   if (response !== undefined) {
     out.push(`### Raw body, as received${response.rawTruncated ? ' (the start only: History keeps a bounded part)' : ''}`, '');
-    out.push(fenced(response.raw, 'text'), '');
+    out.push(response.rawWithheld === undefined ? fenced(response.raw, 'text') : response.rawWithheld, '');
     out.push(`### Extracted answer text${response.textTruncated ? ' (the start only)' : ''}`, '');
     out.push(fenced(response.text, 'text'), '');
   }

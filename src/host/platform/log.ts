@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { maskSecrets } from '../../shared/secretMask';
+import { maskCredentials, maskSecrets } from '../../shared/secretMask';
 
 /** Channel names, fixed by the product contract. */
 export const ANSWER_CHANNEL = 'Application Query';
@@ -21,8 +21,9 @@ export class Log implements vscode.Disposable {
     return maskSecrets(message, this.secrets());
   }
 
+  /** A log line may quote headers or a request: a `Bearer` token there is a credential too. */
   private clean(message: string): string {
-    return this.redact(message);
+    return maskCredentials(message, this.secrets());
   }
 
   /** A normal event: a request and its outcome. */

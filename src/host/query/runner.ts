@@ -113,7 +113,7 @@ export class QueryRunner {
   /** The masked record of a run that sent a request, handed to the listeners (the history); never throws. */
   private finishRecord(progress: Progress, outcome: QueryOutcome): RecordedExchange | undefined {
     try {
-      const recorded = progress.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined });
+      const recorded = progress.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined, answerHeldKey: progress.answerHeldKey() });
       if (recorded !== undefined) this.record(recorded);
       return recorded;
     } catch (error) {
@@ -198,7 +198,7 @@ export class QueryRunner {
       outcome = progress.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(progress.received())}.`, retryable: true, remedies: ['retry'] });
     } else if (error instanceof HttpStatusError) {
       progress.recorder?.headers(error.status, maskSecrets(error.statusText, progress.secrets), {});
-      if (error.bodyExcerpt !== '') progress.recorder?.raw(maskSecrets(error.bodyExcerpt, progress.secrets));
+      if (error.bodyExcerpt !== '') progress.recorder?.raw(error.bodyExcerpt);
       const keyProblem = error.status === 401 || error.status === 403;
       const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
       const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
@@ -286,6 +286,11 @@ class Progress {
   /** The next piece of the answer in; what may be shown now out (masked, maybe empty: a possible key's start waits). */
   text(piece: string): string {
     return this.recordText(this.textMasker === undefined ? piece : this.textMasker.push(piece));
+  }
+
+  /** Whether masking the answer found a piece of a key. */
+  answerHeldKey(): boolean {
+    return (this.textMasker?.masked ?? 0) > 0;
   }
 
   /** Releases what the masker holds (a partial key at the very end masked) to the recorder and the sinks; safe to call again. */

@@ -1,5 +1,5 @@
 import type * as vscode from 'vscode';
-import { maskSecrets } from '../../shared/secretMask';
+import { maskCredentials, maskSecrets } from '../../shared/secretMask';
 import type { Turn } from '../../shared/protocol';
 import type { ConversationTurn } from '../../shared/conversation';
 
@@ -78,12 +78,12 @@ export class ChatHistory {
   }
 }
 
-/** A copy of a turn with every text it holds masked. */
+/** A copy of a turn with every text it holds masked: known keys everywhere, `Bearer` tokens too in what the user sent and in messages about failures. */
 function maskTurn(turn: Turn, secrets: readonly string[]): Turn {
-  const mask = (text: string): string => maskSecrets(text, secrets);
+  const mask = (text: string): string => maskCredentials(text, secrets);
   return {
     ...turn,
-    text: mask(turn.text),
+    text: turn.role === 'user' ? mask(turn.text) : maskSecrets(turn.text, secrets),
     ...(turn.message === undefined ? {} : { message: mask(turn.message) }),
     ...(turn.attachments === undefined ? {} : { attachments: turn.attachments.map(mask) }),
   };

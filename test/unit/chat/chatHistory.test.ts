@@ -51,13 +51,14 @@ describe('chat/ChatHistory masking', () => {
   it('masks a transcript saved before (by an older version) when it is loaded', () => {
     const memento = new MemoryMemento();
     void memento.update('applicationQuery.chatHistory', {
-      app: [turn(`old ${KEY}`, { status: 'streaming' }), turn(`Bearer ${KEY}`, { id: 'b' }), turn('Bearer sk-live-abcdefgh12345678', { id: 'c' })],
+      app: [turn(`old ${KEY}`, { status: 'streaming' }), turn(`Bearer ${KEY}`, { id: 'b' }), turn('Bearer sk-live-abcdefgh12345678', { id: 'c', role: 'user' }), turn('The Bearer scheme', { id: 'd' })],
     });
     const turns = new ChatHistory(memento, () => [KEY]).turns('app');
     assert.equal(turns[0].text, 'old ••••4Xz9');
     assert.equal(turns[0].status, 'interrupted');
     assert.equal(turns[1].text, 'Bearer ••••4Xz9');
-    // Without knowing the key, a Bearer token is still masked.
+    // Without knowing the key, a Bearer token is still masked in what the user sent, and an answer's words stay as they were.
     assert.equal(new ChatHistory(memento).turns('app')[2].text, 'Bearer ••••5678');
+    assert.equal(new ChatHistory(memento).turns('app')[3].text, 'The Bearer scheme');
   });
 });

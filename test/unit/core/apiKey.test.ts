@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { redact, validateApiKey } from '../../../src/shared/apiKey';
+import { validateApiKey } from '../../../src/shared/apiKey';
+import { maskSecrets } from '../../../src/shared/secretMask';
 
 describe('apiKey', () => {
   describe('validateApiKey', () => {
@@ -37,22 +38,22 @@ describe('apiKey', () => {
     });
   });
 
-  describe('redact', () => {
+  describe('maskSecrets with short keys', () => {
     it('masks every occurrence of each secret', () => {
-      assert.equal(redact('a sk-1234 b sk-1234 c other', ['sk-1234', 'other']), 'a •••• b •••• c ••••');
+      assert.equal(maskSecrets('a sk-1234 b sk-1234 c other', ['sk-1234', 'other']), 'a •••• b •••• c ••••');
     });
 
     it('masks the URL-encoded form too', () => {
-      assert.equal(redact('url?k=a%2Fb%3Dc', ['a/b=c']), 'url?k=••••');
+      assert.equal(maskSecrets('url?k=a%2Fb%3Dc', ['a/b=c']), 'url?k=••••');
     });
 
     it('masks a longer secret whole when it contains a shorter one', () => {
-      assert.equal(redact('xx abcd-efgh yy', ['abcd', 'abcd-efgh']), 'xx •••• yy');
+      assert.equal(maskSecrets('xx abcd-efgh yy', ['abcd', 'abcd-efgh']), 'xx •••• yy');
     });
 
     it('leaves secrets shorter than 4 characters and text without secrets alone', () => {
-      assert.equal(redact('abc abc', ['abc', '']), 'abc abc');
-      assert.equal(redact('nothing here', ['sk-1234']), 'nothing here');
+      assert.equal(maskSecrets('abc abc', ['abc', '']), 'abc abc');
+      assert.equal(maskSecrets('nothing here', ['sk-1234']), 'nothing here');
     });
   });
 });

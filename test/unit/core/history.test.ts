@@ -18,7 +18,7 @@ import {
   type ExchangeStart,
   type HistoryStorage,
 } from '../../../src/client/history';
-import { maskKey, maskSecrets } from '../../../src/shared/secretMask';
+import { maskCredentials, maskKey, maskSecrets } from '../../../src/shared/secretMask';
 import { QUERY_ACCEPT, sendQuery } from '../../../src/client/queryClient';
 import { collect } from '../helpers/loopback';
 
@@ -88,7 +88,8 @@ describe('history', () => {
       assert.ok(!masked.includes(CANARY), masked);
       assert.ok(!masked.includes('CANARY'), masked);
       assert.match(masked, /Bearer ••••7Q9Z stays/);
-      assert.ok(!maskSecrets(`Bearer ${CANARY}`).includes(CANARY), 'without being told the secret');
+      assert.ok(!maskCredentials(`Bearer ${CANARY}`).includes(CANARY), 'in request text, without being told the secret');
+      assert.equal(maskSecrets(`The Bearer scheme`), 'The Bearer scheme', 'an answer\'s words stay');
     });
   });
 

@@ -4,7 +4,7 @@ import { HttpStatusError } from '../../../src/client/errors';
 import { ExchangeRecorder, RAW_BODY_CAP_BYTES, REQUEST_BODY_CAP_BYTES, TEXT_CAP_BYTES, type ExchangeStart } from '../../../src/client/history';
 import { plainExcerpt } from '../../../src/client/failureText';
 import { sendQuery } from '../../../src/client/queryClient';
-import { CUT_KEY_MIN_CHARS, maskCutText, maskKey, maskSecrets, SecretStreamMasker } from '../../../src/shared/secretMask';
+import { maskCredentials, maskKey, maskSecrets, PIECE_MIN_CHARS, SecretStreamMasker } from '../../../src/shared/secretMask';
 import { startServer } from '../helpers/loopback';
 import { seededRandom } from '../../support/random';
 
@@ -38,11 +38,15 @@ const hex = (code: number, width: number, rng: Rng): string => {
   return rng() < 0.5 ? digits : digits.toUpperCase();
 };
 
-/** One character as a service might escape it: raw, backslashed, \uXXXX, \xXX, %XX, %25XX. */
+/** One character as a service might escape it: raw, backslashed, \uXXXX, \xXX, %XX, %25XX, &#NN;, &#xHH;. */
 function encodeChar(char: string, rng: Rng): string {
   const code = char.charCodeAt(0);
   const slashes = '\\'.repeat(int(rng, 1, 3));
-  switch (int(rng, 0, 6)) {
+  switch (int(rng, 0, 8)) {
+    case 7:
+      return `&#${code};`;
+    case 8:
+      return `&#x${hex(code, 2, rng)};`;
     case 0:
       return char;
     case 1:
@@ -63,7 +67,12 @@ function encodeChar(char: string, rng: Rng): string {
 /** The key as a service might echo it, and the name of the encoding (for failure messages). */
 function encodeKey(key: string, rng: Rng): [string, string] {
   const unicode = (all: boolean): string => Array.from(key, (c) => (all || rng() < 0.5 ? `\\u${hex(c.charCodeAt(0), 4, rng)}` : c)).join('');
-  switch (int(rng, 0, 9)) {
+  switch (int(rng, 0, 11)) {
+    case 10:
+      // As Go's html/template writes it: `+` and quotes as numeric references.
+      return ['Go HTML', key.replace(/[+"'&<>]/g, (c) => `&#${c.charCodeAt(0)};`)];
+    case 11:
+      return ['HTML hex', Array.from(key, (c) => `&#x${hex(c.charCodeAt(0), 2, rng)};`).join('')];
     case 0:
       return ['raw', key];
     case 1:
@@ -92,6 +101,8 @@ function decodeAll(text: string): string {
   let out = text;
   for (let round = 0; round < 3; round++) {
     out = out
+      .replace(/&#x([0-9a-f]{1,6});?/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
+      .replace(/&#([0-9]{1,7});?/g, (_, d: string) => String.fromCharCode(parseInt(d, 10)))
       .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\+u([0-9a-f]{4})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
       .replace(/\\+x([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
@@ -112,6 +123,13 @@ function leakedPiece(text: string, key: string): string | undefined {
     if (decoded.includes(piece)) return piece;
   }
   return undefined;
+}
+
+/** Every 8-character piece of the key found in the text as it is. */
+function keyPiecesIn(text: string, key: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + 8 <= key.length; i++) if (text.includes(key.slice(i, i + 8))) found.push(key.slice(i, i + 8));
+  return found;
 }
 
 function assertNoPiece(text: string, key: string, what: string): void {
@@ -178,9 +196,39 @@ describe('secretMask', () => {
       assert.equal(maskSecrets('nothing here', [KEY]), 'nothing here');
     });
 
-    it('masks any Bearer token not masked yet, and leaves a masked one', () => {
-      assert.equal(maskSecrets('Authorization: Bearer sk-live-abcdefghijkl1234'), 'Authorization: Bearer ••••1234');
-      assert.equal(maskSecrets('Bearer ••••1234'), 'Bearer ••••1234');
+    it('masks any Bearer token not masked yet in request text, and leaves a masked one', () => {
+      assert.equal(maskCredentials('Authorization: Bearer sk-live-abcdefghijkl1234'), 'Authorization: Bearer ••••1234');
+      assert.equal(maskCredentials('Bearer ••••1234'), 'Bearer ••••1234');
+    });
+
+    it('leaves the word Bearer in an answer as it is (only known keys are masked there)', () => {
+      assert.equal(maskSecrets('The Bearer scheme sends a token.', [KEY]), 'The Bearer scheme sends a token.');
+    });
+
+    it('masks a piece of 8 or more characters of a key anywhere, and no shorter piece', () => {
+      assert.equal(maskSecrets(`see ${KEY.slice(0, 20)} here`, [KEY]), 'see •••• here');
+      assert.equal(maskSecrets(`mid ${KEY.slice(9, 17)} end`, [KEY]), 'mid •••• end');
+      assert.equal(maskSecrets(`tail ${KEY.slice(-10)}.`, [KEY]), `tail ${maskKey(KEY)}.`);
+      assert.equal(maskSecrets(`short ${KEY.slice(9, 9 + PIECE_MIN_CHARS - 1)} end`, [KEY]), `short ${KEY.slice(9, 9 + PIECE_MIN_CHARS - 1)} end`);
+    });
+
+    it('masks a key written as HTML character references: numeric, hexadecimal, named, and escaped once more', () => {
+      const key = 'gen+Key/Abc=123456789';
+      const forms = [
+        key.replace('+', '&#43;'),
+        Array.from(key, (c) => `&#${c.charCodeAt(0)};`).join(''),
+        Array.from(key, (c) => `&#X${c.charCodeAt(0).toString(16).toUpperCase()};`).join(''),
+        key.replace('+', '&plus;').replace('/', '&sol;').replace('=', '&equals;'),
+        key.replace('+', '&amp;#43;'),
+        Array.from(key, (c) => `&#000${c.charCodeAt(0)};`).join(''),
+      ];
+      for (const form of forms) assert.equal(maskSecrets(`<p>${form}</p>`, [key]), `<p>${maskKey(key)}</p>`, form);
+    });
+
+    it('never adds characters of a key the text did not hold: a text ending in a key\'s first six characters stays as it is', () => {
+      const text = `your key should start with ${KEY.slice(0, 6)}`;
+      assert.equal(maskSecrets(text, [KEY]), text);
+      assert.equal(streamed([text.slice(0, 20), text.slice(20)], [KEY]), text);
     });
 
     it('masks a key that holds another key whole', () => {
@@ -205,28 +253,31 @@ describe('secretMask', () => {
       }
     });
 
-    it('releases text that cannot become a key immediately, and holds only a possible start', () => {
+    it('releases text that cannot become part of a key at once, and holds only a piece that may still grow', () => {
       const masker = new SecretStreamMasker([KEY]);
       assert.equal(masker.push('Hello, world! 日本語 👍'), 'Hello, world! 日本語 👍');
-      assert.equal(masker.push('more text with no key'), 'more text with no key');
-      assert.equal(masker.push('the key starts aq'), 'the key starts ');
-      assert.equal(masker.push('_ not'), 'aq_ not');
+      assert.equal(masker.push('the key starts aq_S'), 'the key starts ');
+      assert.equal(masker.push('! not'), 'aq_S! not');
       assert.equal(masker.push(' a backslash \\'), ' a backslash ');
       assert.equal(masker.push('n then'), '\\n then');
       assert.equal(masker.push(' percent %2'), ' percent ');
-      assert.equal(masker.push('0 done'), '%20 done');
-      assert.equal(masker.end(), '');
+      assert.equal(masker.push('0 done'), '%20 don');
+      assert.equal(masker.end(), 'e');
+      const other = new SecretStreamMasker([KEY]);
+      assert.equal(other.end(), '');
     });
 
-    it('masks a stream that ends inside a key once 6 of its characters came, not before', () => {
+    it('masks a stream that ends inside a key once 8 of its characters came, and leaves fewer as they are', () => {
       for (let k = 1; k < KEY.length; k++) {
-        for (const encode of [(s: string) => s, (s: string) => JSON.stringify(s).slice(1, -1), (s: string) => encodeURIComponent(s)]) {
+        for (const [raw, encode] of [[true, (s: string) => s], [false, (s: string) => JSON.stringify(s).slice(1, -1)], [false, (s: string) => encodeURIComponent(s)]] as const) {
           const masker = new SecretStreamMasker([KEY]);
           const out = masker.push(`text ${encode(KEY.slice(0, k))}`) + masker.end();
-          if (k >= CUT_KEY_MIN_CHARS) assert.equal(out, `text ${maskKey(KEY)}`, `cut after ${k}`);
+          // Backslashes are read as escaping, so a piece counts without them, unless the text holds the key's own characters as they are.
+          const piece = raw ? k : KEY.slice(0, k).replace(/\\/g, '').length;
+          if (piece >= PIECE_MIN_CHARS) assert.equal(out, 'text ••••', `cut after ${k}`);
           else assert.equal(out, `text ${encode(KEY.slice(0, k))}`, `cut after ${k}`);
           assertNoPiece(out, KEY, `cut after ${k}`);
-          assert.equal(maskCutText(`text ${encode(KEY.slice(0, k))}`, [KEY]), out);
+          assert.equal(maskSecrets(`text ${encode(KEY.slice(0, k))}`, [KEY]), out);
         }
       }
     });
@@ -259,7 +310,9 @@ describe('secretMask', () => {
       for (let n = 0; n < CASES; n++) {
         // A new key every third case (compiling one costs more than masking with it); each case has its own encoding, text and chunks.
         if (n % 3 === 0) key = randomKey(rng);
-        const mask = maskKey(key);
+        // The key's own mask (its last characters), unless it holds `%` and hex digits, which a URL-encoding
+        // can make ambiguous at its end: then a mask of its pieces, and still no piece of 8 left.
+        const mask = /%[0-9a-f]/i.test(key) ? '••••' : maskKey(key);
         const [encoding, echoed] = encodeKey(key, rng);
         const text = `${randomText(rng, 20)}${rng() < 0.5 ? ' ' : ''}${echoed}${rng() < 0.2 ? '' : ` ${randomText(rng, 20)}`}`;
         const what = `case ${n} (${encoding})`;
@@ -275,13 +328,13 @@ describe('secretMask', () => {
         const out = streamed(chunks, [key]);
         assertNoPiece(out, key, `${what} stream`);
         // A key ending in a backslash may take more or fewer of the backslashes after it, depending on where the chunks end.
-        if (!key.endsWith('\\')) assert.equal(out, whole, `${what}: the stream masked differently from the whole text`);
+        if (!key.endsWith('\\')) assert.equal(out, whole, `${what}: the stream masked differently from the whole text (key ${JSON.stringify(key)}, chunks ${JSON.stringify(chunks)})`);
         else assert.ok(out.includes(mask), `${what}: the mask ${mask} is missing from the stream`);
 
         // The input cut anywhere (a read limit, a cap): masked as a cut text and as a stream that ends there.
         for (let cut = int(rng, 0, 9); n % 2 === 0 && cut <= text.length; cut += int(rng, 5, 25)) {
           const head = text.slice(0, cut);
-          assertNoPiece(maskCutText(head, [key]), key, `${what} maskCutText at ${cut}`);
+          assertNoPiece(maskSecrets(head, [key]), key, `${what} maskSecrets of a cut at ${cut}`);
           assertNoPiece(streamed(randomChunks(head, rng), [key]), key, `${what} stream cut at ${cut}`);
         }
 
@@ -299,12 +352,80 @@ describe('secretMask', () => {
               at = next;
             }
           }
-          for (const chunk of randomChunks(text, rng)) recorder.text(chunk);
+          // The runner masks the answer once, for every view and this record.
+          const answerMasker = new SecretStreamMasker([key]);
+          for (const chunk of randomChunks(text, rng)) recorder.text(answerMasker.push(chunk));
+          recorder.text(answerMasker.end());
           const exchange = recorder.finish({ kind: 'error', message: `The service said: ${text}` });
           assertNoPiece(JSON.stringify(exchange), key, `${what} recorded exchange`);
           assert.ok(exchange.response?.text.includes(mask), `${what}: the recorded answer lacks the mask`);
           assert.ok(exchange.response?.raw.includes(mask), `${what}: the recorded body lacks the mask`);
         }
+      }
+    });
+  });
+
+  describe('pieces, references and stream framing', () => {
+    const key = 'aq_Zk3-9QpL2_vX7mN0bR4tY8wE1uI5oA';
+
+    it('property: a random piece of 8 or more characters in any encoding, in any chunks, is masked and nothing else changes', () => {
+      const rng = seededRandom(0x9ec3);
+      for (let n = 0; n < 1500; n++) {
+        const length = int(rng, PIECE_MIN_CHARS, key.length);
+        const from = int(rng, 0, key.length - length);
+        const piece = key.slice(from, from + length);
+        const [encoding, echoed] = encodeKey(piece, rng);
+        const before = `${randomText(rng, 12)} `;
+        const after = ` ${randomText(rng, 12)}`;
+        const text = `${before}${echoed}${after}`;
+        const whole = maskSecrets(text, [key]);
+        assertNoPiece(whole, key, `case ${n} (${encoding}, ${length} characters from ${from})`);
+        assert.ok(whole.includes('••••'), `case ${n}: masked ${JSON.stringify(whole)}`);
+        assert.equal(streamed(randomChunks(text, rng), [key]), whole, `case ${n}: the stream masks as the whole text does`);
+      }
+    });
+
+    it('a key split across SSE events: the answer is masked, and the framed raw body is withheld with a note', () => {
+      const events = [key.slice(0, 11), key.slice(11)].map((part) => `data: ${JSON.stringify({ choices: [{ delta: { content: part } }] })}\n\n`);
+      const recorder = new ExchangeRecorder({ ...START, secrets: [key] });
+      recorder.headers(200, 'OK', { 'content-type': 'text/event-stream' }, 'sse');
+      const answer = new SecretStreamMasker([key]);
+      for (const event of events) recorder.raw(event);
+      for (const part of [key.slice(0, 11), key.slice(11)]) recorder.text(answer.push(part));
+      recorder.text(answer.end());
+      const exchange = recorder.finish({ kind: 'done', answerHeldKey: answer.masked > 0 });
+      assert.equal(exchange.response?.text, maskKey(key));
+      assert.equal(exchange.response?.raw, '');
+      assert.match(exchange.response?.rawWithheld ?? '', /not kept: the answer held a piece of an API key/);
+      assert.deepEqual(keyPiecesIn(JSON.stringify(exchange), key), []);
+      // The same stream without a key keeps its raw body.
+      const clean = new ExchangeRecorder({ ...START, secrets: [key] });
+      clean.headers(200, 'OK', {}, 'sse');
+      clean.raw(events[0].replace(key.slice(0, 11), 'hello world'));
+      assert.equal(clean.finish({ kind: 'done', answerHeldKey: false }).response?.raw.includes('hello world'), true);
+    });
+
+    it('History keeps an answer\'s words: "Bearer" stays in the answer, and is masked in the request and the failure message', () => {
+      const recorder = new ExchangeRecorder({ ...START, body: '{"query":"use Bearer abcdefghijklmnop"}', secrets: [key] });
+      recorder.headers(200, 'OK', {}, 'text');
+      recorder.raw('The Bearer scheme sends a token.');
+      recorder.text('The Bearer scheme sends a token.');
+      const exchange = recorder.finish({ kind: 'error', message: 'The service said: Authorization: Bearer abcdefghijklmnop' });
+      assert.equal(exchange.response?.text, 'The Bearer scheme sends a token.');
+      assert.equal(exchange.response?.raw, 'The Bearer scheme sends a token.');
+      assert.equal(exchange.request.body, '{"query":"use Bearer ••••mnop"}');
+      assert.equal(exchange.outcome.message, 'The service said: Authorization: Bearer ••••mnop');
+    });
+
+    it('an error body quoting the key\'s first 20 characters: the excerpt masks them', () => {
+      assert.equal(plainExcerpt(`Invalid API key ${key.slice(0, 20)}, check your dashboard.`, 'text/plain', [key]), 'Invalid API key ••••, check your dashboard.');
+    });
+
+    it('a 1 MiB question or answer of backslashes, % or &# is masked as it is (no key in it), without running away', () => {
+      for (const unit of ['\\', '%', '&#', '&amp;', '%25', '\\u00']) {
+        const text = unit.repeat(Math.ceil((1 << 20) / unit.length));
+        assert.equal(maskSecrets(text, [key]), text, JSON.stringify(unit));
+        assert.equal(streamed(randomChunks(text, seededRandom(7)), [key]), text, JSON.stringify(unit));
       }
     });
   });
@@ -318,10 +439,12 @@ describe('secretMask', () => {
         const text = `${'a'.repeat(RAW_BODY_CAP_BYTES + offset)}${echoed}${' tail'.repeat(40)}`;
         const recorder = new ExchangeRecorder({ ...START, secrets: [key] });
         recorder.headers(200, 'OK', {}, 'text');
+        const answerMasker = new SecretStreamMasker([key]);
         for (let at = 0; at < text.length; at += 4096) {
           recorder.raw(text.slice(at, at + 4096));
-          recorder.text(text.slice(at, at + 4096));
+          recorder.text(answerMasker.push(text.slice(at, at + 4096)));
         }
+        recorder.text(answerMasker.end());
         const exchange = recorder.finish({ kind: 'done' });
         assert.equal(exchange.response?.rawTruncated, true);
         assert.equal(TEXT_CAP_BYTES, RAW_BODY_CAP_BYTES);
