@@ -3,7 +3,7 @@
 // runs on a click), and a service that echoes the key never gets any piece of it shown, written to
 // the output channel's file on disk, or kept in History.
 import * as assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
@@ -13,31 +13,10 @@ import { queryFromPalette, quickInput, quickPick, runCommand, setApiKey } from '
 import { openFile } from '../support/workbench/editors';
 import { clearNotifications, waitForNotification } from '../support/workbench/notifications';
 import { outputChannelFile, waitForOutputText } from '../support/workbench/output';
+import { filesUnder, keyPieces } from '../support/workbench/leaks';
 
 /** A workspace file whose name is a command link. */
 const HOSTILE_FILE = '[Fix it](command:workbench.action.closeAllEditors).md';
-
-/** Every 8-character piece of `key` that appears in `text`. */
-function keyPieces(text: string, key: string): string[] {
-  const found = new Set<string>();
-  for (let i = 0; i + 8 <= key.length; i++) {
-    const piece = key.slice(i, i + 8);
-    if (text.includes(piece)) found.add(piece);
-  }
-  return [...found];
-}
-
-/** Every file under `dir` (bounded), for a search of what the workbench wrote to disk. */
-function filesUnder(dir: string, depth = 0): string[] {
-  if (depth > 8 || !existsSync(dir)) return [];
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(full, depth + 1));
-    else if (entry.isFile() && statSync(full).size < 64 * 1024 * 1024) out.push(full);
-  }
-  return out;
-}
 
 /**
  * Checks that `message` shows the hostile text's words with no link and no icon in it, then
