@@ -38,6 +38,23 @@ export interface QueryOutcome {
 }
 
 /**
+ * What a failed HTTP status calls for: the one classification of a status into remedies, used by the
+ * query runner, the GET command, the key check and Diagnose (each surface renders the remedies from
+ * the one remedy table).
+ */
+export function statusRemedies(status: number): { readonly remedies: Remedy[]; readonly retryable: boolean } {
+  const retryable = status >= 500 || status === 429 || status === 408;
+  const remedies: Remedy[] = status === 401 || status === 403 ? ['setApiKey'] : status === 404 ? ['checkApplications'] : [];
+  if (retryable) remedies.push('retry');
+  return { remedies, retryable };
+}
+
+/** Whether a status means the key was refused (401, 403): what the key check and Diagnose say then. */
+export function isKeyRefused(status: number): boolean {
+  return statusRemedies(status).remedies.includes('setApiKey');
+}
+
+/**
  * Whether a view offers Retry after this outcome: when trying again could help, and after a key
  * problem too (the user sets the key, then retries). Every answer view asks this one question.
  */

@@ -3,7 +3,7 @@
  * and the Compare panel). One discriminated union per direction; the host validates every incoming message with
  * {@link parseWebviewMessage} and drops anything else.
  */
-import type { EndKind } from './outcome';
+import type { EndKind, Remedy } from './outcome';
 
 /** Which webview surface a bundle instance is driving. */
 export type ViewKind = 'chat' | 'panel' | 'compare';
@@ -42,6 +42,8 @@ export interface Turn {
   message?: string;
   /** Whether Retry is offered for a failed answer. */
   retryable?: boolean;
+  /** What else the user can do about a failed answer (the outcome's remedies). */
+  remedies?: readonly Remedy[];
   readonly startedAt: number;
   /** The environment the answer came from, when it names one (Compare columns). */
   readonly environment?: string;
@@ -101,6 +103,8 @@ export type HostToWebview =
       readonly httpStatus?: number;
       readonly message?: string;
       readonly retryable?: boolean;
+      /** What else the user can do about it: the outcome's remedies, from the one classification of a failure. */
+      readonly remedies?: readonly Remedy[];
       readonly firstByteMs?: number;
       readonly durationMs?: number;
     }

@@ -116,7 +116,7 @@ export class AssistantTurnView {
     if (turn.status === 'streaming') {
       this.showStatus();
     } else {
-      this.showEnd({ type: 'turnEnd', turnId: turn.id, status: turn.status, httpStatus: turn.httpStatus, message: turn.message, retryable: turn.retryable });
+      this.showEnd({ type: 'turnEnd', turnId: turn.id, status: turn.status, httpStatus: turn.httpStatus, message: turn.message, retryable: turn.retryable, remedies: turn.remedies });
     }
     this.building = false;
   }
@@ -215,7 +215,7 @@ export class AssistantTurnView {
     if (message.retryable === true) {
       actions.append(button('retry', 'Retry', 'refresh', () => this.context.post({ type: 'retry', turnId: this.turn.id }), { text: 'Retry' }));
     }
-    if (this.http === 401 || this.http === 403) {
+    if (message.remedies?.includes('setApiKey') === true) {
       actions.append(button('set-api-key', 'Set API Key…', 'key', () => this.context.post({ type: 'setApiKey', turnId: this.turn.id }), { text: 'Set API Key…', className: 'aq-button aq-button-secondary' }));
     }
     const block = h('div', { className: 'aq-error', attrs: { 'data-role': 'error', 'data-status': message.status } }, icon(message.status === 'interrupted' ? 'warning' : 'error'), body);

@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import { describeStatus, HttpStatusError, QueryError, RedirectError } from '../errors';
 import { getJson } from '../getClient';
 import { formatDuration } from '../../shared/format';
+import { isKeyRefused } from '../../shared/outcome';
 import { maskSecrets } from '../../shared/secretMask';
 import { certificateAdvice, describeConnectError, tcpAdvice } from './advice';
 import { connectTcp, errorCode, errorMessage, firstByte, formatHostPort, probeTls, withTimeout } from './network';
@@ -236,7 +237,7 @@ export async function checkKey(log: StepLog, check: KeyCheck): Promise<number | 
         ms,
         // The excerpt was masked whole before it was cut (openExchange); masked again here, whatever made the error.
         ...(error.bodyExcerpt === '' ? {} : { details: [`The service said: ${log.mask(error.bodyExcerpt)}`] }),
-        ...(error.status === 401 || error.status === 403 ? { advice: 'Run "Set API Key…" with a key generated for this application.' } : {}),
+        ...(isKeyRefused(error.status) ? { advice: 'Run "Set API Key…" with a key generated for this application.' } : {}),
       });
       return error.status;
     }

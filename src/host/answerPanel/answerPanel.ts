@@ -148,6 +148,7 @@ class AnswerPanel {
           httpStatus: outcome.httpStatus,
           message: this.answer.message,
           retryable: canRetry(outcome),
+          remedies: outcome.remedies,
         });
       },
     };

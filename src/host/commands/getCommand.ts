@@ -9,9 +9,13 @@ import type { Log } from '../platform/log';
 import { promptForApiKey } from '../platform/keyPrompt';
 import type { KeyStore } from '../platform/keyStore';
 import { Commands } from '../platform/commandIds';
+import { statusRemedies } from '../../shared/outcome';
+import { remedyActions, runRemedy } from '../query/remedies';
 import { plain } from '../../shared/plainText';
 import { withAbortSignal } from '../platform/cancellation';
 import { serviceLabel } from '../../shared/environments';
+
+const SHOW_LOG = 'Show Log';
 
 /** Registers Send Authenticated GET Request…: GET {baseUrl}/api/{endpoint} with the current application's key. */
 export function registerGetCommand(context: vscode.ExtensionContext, deps: { settings: Settings; keys: KeyStore; current: CurrentApplication; log: Log }): void {
@@ -68,15 +72,14 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         const message = err instanceof QueryError ? err.message : String(err);
         deps.log.error(`GET ${base.normalized}/api/${endpoint} failed after ${Date.now() - started} ms: ${message}`);
         if (err instanceof HttpStatusError) {
-          const actions = err.status === 401 || err.status === 403 ? ['Set API Key…', 'Show Log'] : ['Show Log'];
+          // The one classification of a status and the one remedy table; a GET is asked again from the palette, so no Retry.
+          const actions = remedyActions({ ...statusRemedies(err.status), retryAfterMs: err.retryAfterMs }, app.id, () => undefined);
           // The reason phrase comes from the server and could echo the header: it goes through the redaction.
           const reason = maskSecrets(deps.log.redact(err.statusText), [apiKey]);
-          const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions);
-          if (choice === 'Set API Key…') {
-            await vscode.commands.executeCommand(Commands.setApiKey, app.id);
-          } else if (choice === 'Show Log') {
-            deps.log.show();
-          }
+          const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions.map((action) => action.title), SHOW_LOG);
+          const action = actions.find((candidate) => candidate.title === choice);
+          if (action !== undefined) runRemedy(action);
+          else if (choice === SHOW_LOG) deps.log.show();
           return;
         }
         if (err instanceof QueryError && err.kind === 'aborted') {

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { isKeyRefused } from '../../shared/outcome';
 import { type ApplicationConfig, applicationLabel } from '../../shared/applications';
 import { HttpStatusError, QueryError } from '../../client/errors';
 import { getJson } from '../../client/getClient';
@@ -118,7 +119,7 @@ async function checkKey(deps: KeyCommandDeps, base: ServiceBase, app: Applicatio
       known === undefined ? plain`API key saved for ${label} and accepted by the service.` : plain`API key saved for ${label} and accepted by the service. The service knows it as "${known}".`,
     );
   } catch (err) {
-    if (err instanceof HttpStatusError && (err.status === 401 || err.status === 403)) {
+    if (err instanceof HttpStatusError && isKeyRefused(err.status)) {
       deps.log.warn(`Key check for ${label}: HTTP ${err.status}`);
       const choice = await vscode.window.showWarningMessage(
         plain`API key saved for ${label}, but the service refused it (HTTP ${err.status}). Check that it was generated for this application.`,

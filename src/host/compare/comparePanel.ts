@@ -160,9 +160,10 @@ class ComparePanel {
         turn.httpStatus = outcome.httpStatus;
         turn.message = outcome.message ?? outcome.warning;
         turn.retryable = canRetry(outcome);
+        turn.remedies = outcome.remedies;
         turn.firstByteMs = outcome.firstByteMs;
         turn.durationMs = outcome.durationMs;
-        this.bridge.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable, firstByteMs: outcome.firstByteMs, durationMs: outcome.durationMs });
+        this.bridge.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable, remedies: turn.remedies, firstByteMs: outcome.firstByteMs, durationMs: outcome.durationMs });
       },
     };
     const environment = column.target.environment;

@@ -12,7 +12,7 @@ export type RemedyAction = vscode.Command | { readonly title: string; readonly r
  * surface's own (`retry` gets the title, with the service's wait when it gave one, and returns
  * the action, or undefined where the surface cannot ask again).
  */
-export function remedyActions(outcome: QueryOutcome, applicationId: string, retry: (title: string) => RemedyAction | undefined): RemedyAction[] {
+export function remedyActions(outcome: Pick<QueryOutcome, 'remedies' | 'retryable' | 'retryAfterMs' | 'exchangeId'>, applicationId: string, retry: (title: string) => RemedyAction | undefined): RemedyAction[] {
   const actions: RemedyAction[] = [];
   for (const remedy of outcome.remedies) {
     switch (remedy) {

@@ -4,7 +4,7 @@ import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterru
 import { detectStreamShape } from '../../client/formats';
 import { ExchangeRecorder, type Exchange as RecordedExchange } from '../../client/history';
 import { formatBytes } from '../../shared/format';
-import type { QueryOutcome, Remedy } from '../../shared/outcome';
+import { statusRemedies, type QueryOutcome, type Remedy } from '../../shared/outcome';
 import { plainText } from '../../shared/plainText';
 import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../../shared/prepare';
 import { QUERY_ACCEPT, sendQuery } from '../../client/queryClient';
@@ -199,10 +199,7 @@ export class QueryRunner {
     } else if (error instanceof HttpStatusError) {
       progress.recorder?.headers(error.status, maskSecrets(error.statusText, progress.secrets), {});
       if (error.bodyExcerpt !== '') progress.recorder?.raw(error.bodyExcerpt);
-      const keyProblem = error.status === 401 || error.status === 403;
-      const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
-      const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
-      if (retryable) remedies.push('retry');
+      const { remedies, retryable } = statusRemedies(error.status);
       outcome = progress.outcome({ kind: 'error', httpStatus: error.status, message: error.message, retryable, remedies, retryAfterMs: error.retryAfterMs });
     } else if (error instanceof StreamInterruptedError || (error instanceof TimeoutError && error.phase === 'idle')) {
       outcome = progress.outcome({ kind: 'interrupted', httpStatus: status, message: error.message, retryable: true, remedies: ['retry'] });

@@ -234,8 +234,9 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         turn.httpStatus = outcome.httpStatus;
         turn.message = outcome.message ?? outcome.warning;
         turn.retryable = canRetry(outcome);
+        turn.remedies = outcome.remedies;
         if (shown()) {
-          this.bridge?.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable });
+          this.bridge?.post({ type: 'turnEnd', turnId: turn.id, status: outcome.kind, httpStatus: outcome.httpStatus, message: turn.message, retryable: turn.retryable, remedies: turn.remedies });
         }
       },
     };
