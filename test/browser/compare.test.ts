@@ -280,7 +280,7 @@ describe('Compare panel in Chromium', function () {
     const first = all.slice(0, half).filter((m) => m.type !== 'append' || m.turnId !== 'c4');
     const rest = all.slice(half).filter((m) => m.type !== 'append' || (m.turnId !== 'c2' && m.turnId !== 'c4'));
     const sentToC2 = first.filter((m): m is Extract<HostToWebview, { type: 'append' }> => m.type === 'append' && m.turnId === 'c2').map((m) => m.text).join('');
-    await send(page, { type: 'status', turnId: 'c4', httpStatus: 401 }, { type: 'turnEnd', turnId: 'c4', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: false });
+    await send(page, { type: 'status', turnId: 'c4', httpStatus: 401 }, { type: 'turnEnd', turnId: 'c4', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: false, remedies: ['setApiKey'] });
     await sendOverFrames(page, first);
     await send(page, { type: 'turnEnd', turnId: 'c2', status: 'error', httpStatus: 500, message: 'The service failed: Internal Server Error.', retryable: true });
     const error = columnOf(page, 'c2').locator('[data-role="error"]');

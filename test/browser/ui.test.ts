@@ -237,7 +237,7 @@ describe('webview UI in Chromium', function () {
       page = await open('chat');
       await send(page, { type: 'state', state: state('chat', [turn('q1', 'user', 'hi'), turn('a1', 'assistant', 'partial ')]) });
       await send(page, { type: 'append', turnId: 'a1', text: 'answer' });
-      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: true });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: true, remedies: ['setApiKey'] });
       const error = page.locator('[data-turn-id="a1"] [data-role="error"]');
       await error.waitFor();
       assert.match((await error.textContent()) ?? '', /HTTP 401/);
@@ -694,7 +694,7 @@ describe('webview UI in Chromium', function () {
     it('a 403 in the panel shows the status and Set API Key…', async () => {
       page = await open('panel');
       await send(page, { type: 'state', state: state('panel', [turn('q1', 'user', 'q'), turn('a1', 'assistant', '')]) });
-      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 403, message: 'Forbidden for this key.' });
+      await send(page, { type: 'turnEnd', turnId: 'a1', status: 'error', httpStatus: 403, message: 'Forbidden for this key.', remedies: ['setApiKey'] });
       const error = page.locator('[data-role="error"]');
       await error.waitFor();
       assert.match((await error.textContent()) ?? '', /HTTP 403.*Forbidden for this key\./s);
