@@ -1,13 +1,10 @@
-import { validateApiKey } from '../shared/apiKey';
-import { validateBaseUrl } from '../shared/baseUrl';
 import { InvalidJsonError, QueryError } from './errors';
 import { plainExcerpt, sanitizeError } from './failureText';
 import { mediaType } from './formats';
-import { discardBody, openExchange, readLimitedText, Transfer } from './http';
+import { checkService, discardBody, openServiceRequest, readLimitedText, Transfer } from './http';
 
 /** The largest JSON body a GET may return. */
 const MAX_JSON_BYTES = 32 * 1024 * 1024;
-const EXCERPT_BYTES = 64 * 1024;
 
 /**
  * Turns what the user typed into an endpoint below `/api/`: `applications/x`, `/applications/x`
@@ -75,32 +72,15 @@ export async function getJson(req: GetRequest): Promise<{ url: string; status: n
 }
 
 async function get(req: GetRequest, secrets: readonly string[]): Promise<{ url: string; status: number; json: unknown; bytes: number }> {
-  const base = validateBaseUrl(req.baseUrl);
-  if (!base.ok) {
-    throw new QueryError('config', base.message);
-  }
-  const keyProblem = validateApiKey(req.apiKey);
-  if (keyProblem !== undefined) {
-    throw new QueryError('config', `${keyProblem} Set it again with "Set API Key…".`);
-  }
+  const target = checkService(req.baseUrl, req.apiKey);
   const endpoint = normalizeEndpoint(req.endpoint);
   if (typeof endpoint !== 'string') {
     throw new QueryError('config', endpoint.error);
   }
-  const url = `${base.normalized}/api/${endpoint}`;
   const timeout = req.timeoutMs ?? 0;
   const transfer = new Transfer(req.signal, timeout, timeout);
   try {
-    const response = await openExchange({
-      url,
-      origin: base.origin,
-      method: 'GET',
-      headers: { Authorization: `Bearer ${req.apiKey}`, Accept: 'application/json, */*;q=0.5' },
-      fetchImpl: req.fetchImpl,
-      transfer,
-      secrets,
-      excerptBytes: EXCERPT_BYTES,
-    });
+    const { response, url } = await openServiceRequest({ target, path: endpoint, method: 'GET', accept: 'application/json, */*;q=0.5', fetchImpl: req.fetchImpl, transfer, secrets });
     const { status, headers } = response;
     const contentType = headers.get('content-type') ?? '';
     if (status === 204) {

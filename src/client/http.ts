@@ -1,9 +1,11 @@
 // What sendQuery and getJson share: one request's abort plumbing and timers, sending it, and reading
 // or closing its body; the words for its failures are in failureText.ts. Internal to the client (src/client).
 import { Utf8StreamDecoder } from './decode';
-import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, RedirectError, StreamInterruptedError, TimeoutError, type QueryError } from './errors';
+import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
 import { describeCut, describeNetworkError, plainExcerpt } from './failureText';
 import { maskSecrets } from '../shared/secretMask';
+import { validateApiKey } from '../shared/apiKey';
+import { validateBaseUrl } from '../shared/baseUrl';
 
 /** Why a request's connection was aborted by us: the user, a timeout, or because we are done with it. */
 export type AbortCause = 'user' | 'headers' | 'idle' | 'done';
@@ -273,4 +275,64 @@ function resolveLocation(location: string | null, requestUrl: string, secrets: r
     resolved = location.trim();
   }
   return maskSecrets(resolved, secrets);
+}
+
+/** Where the service is, once its base URL and the key were checked ({@link checkService}). */
+export interface ServiceTarget {
+  /** The base URL as requests use it (no trailing slash). */
+  readonly normalized: string;
+  readonly origin: string;
+  readonly apiKey: string;
+}
+
+/**
+ * The checks every request to the service starts with: a usable base URL (https, or http on
+ * loopback) and a key that can go in a header. Throws a `config` {@link QueryError} that never
+ * names the key.
+ */
+export function checkService(baseUrl: string, apiKey: string): ServiceTarget {
+  const base = validateBaseUrl(baseUrl);
+  if (!base.ok) {
+    throw new QueryError('config', base.message);
+  }
+  const keyProblem = validateApiKey(apiKey);
+  if (keyProblem !== undefined) {
+    throw new QueryError('config', `${keyProblem} Set it again with "Set API Key…".`);
+  }
+  return { normalized: base.normalized, origin: base.origin, apiKey };
+}
+
+/** How much of a failed response's body is read for its excerpt. */
+const EXCERPT_BYTES = 64 * 1024;
+
+/**
+ * The one way a request to the service's API goes out (GET and POST alike): `{base}/api/{path}`,
+ * the key only in the Authorization header, a JSON body when there is one, through
+ * {@link openExchange}. Returns the 2xx response and the URL it came from.
+ */
+export async function openServiceRequest(request: {
+  readonly target: ServiceTarget;
+  /** Below `/api/`, already checked and encoded. */
+  readonly path: string;
+  readonly method: 'GET' | 'POST';
+  readonly accept: string;
+  readonly body?: string;
+  readonly fetchImpl?: typeof fetch;
+  readonly transfer: Transfer;
+  readonly secrets: readonly string[];
+}): Promise<{ response: Response; url: string }> {
+  const { target } = request;
+  const url = `${target.normalized}/api/${request.path}`;
+  const response = await openExchange({
+    url,
+    origin: target.origin,
+    method: request.method,
+    headers: { ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }), Authorization: `Bearer ${target.apiKey}`, Accept: request.accept },
+    body: request.body,
+    fetchImpl: request.fetchImpl,
+    transfer: request.transfer,
+    secrets: request.secrets,
+    excerptBytes: EXCERPT_BYTES,
+  });
+  return { response, url };
 }

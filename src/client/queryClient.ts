@@ -1,11 +1,9 @@
-import { validateApiKey } from '../shared/apiKey';
 import { validateApplicationId, type ResponseFormat } from '../shared/applications';
-import { validateBaseUrl } from '../shared/baseUrl';
 import { CUT_CHARACTER_WARNING, decoderForContentType, type TextStreamDecoder } from './decode';
 import { AbortedError, QueryError, UnexpectedContentError } from './errors';
 import { sanitizeError } from './failureText';
 import { detectFormatFromHeaders, mediaType, parseFormat, sniffFormat, type WireFormat } from './formats';
-import { discardBody, openExchange, Transfer } from './http';
+import { checkService, discardBody, openServiceRequest, Transfer } from './http';
 
 /** One query to send: where, with which key, what body, and how to stream the answer. */
 export interface QueryRequest {
@@ -57,8 +55,6 @@ export interface QueryResponse {
 /** The exact Accept header sent with a query. */
 export const QUERY_ACCEPT = 'text/plain, text/event-stream, application/x-ndjson, application/json;q=0.9, */*;q=0.8';
 
-const EXCERPT_BYTES = 64 * 1024;
-
 /**
  * Sends a query and resolves once the response headers arrived with a 2xx status; the answer then
  * streams through `text`. Rejects with a {@link QueryError} (never naming the key): `config` for bad
@@ -76,17 +72,10 @@ export async function sendQuery(req: QueryRequest): Promise<QueryResponse> {
 }
 
 async function send(req: QueryRequest, secrets: readonly string[]): Promise<QueryResponse> {
-  const base = validateBaseUrl(req.baseUrl);
-  if (!base.ok) {
-    throw new QueryError('config', base.message);
-  }
+  const target = checkService(req.baseUrl, req.apiKey);
   const idProblem = validateApplicationId(req.applicationId);
   if (idProblem !== undefined) {
     throw new QueryError('config', idProblem);
-  }
-  const keyProblem = validateApiKey(req.apiKey);
-  if (keyProblem !== undefined) {
-    throw new QueryError('config', `${keyProblem} Set it again with "Set API Key…".`);
   }
   let body: string;
   try {
@@ -94,21 +83,18 @@ async function send(req: QueryRequest, secrets: readonly string[]): Promise<Quer
   } catch (error) {
     throw new QueryError('config', `The request body cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const url = `${base.normalized}/api/applications/${encodeURIComponent(req.applicationId)}/query`;
-
   const transfer = new Transfer(req.signal, req.headersTimeoutMs ?? 0, req.idleTimeoutMs ?? 0);
   let handedOver = false;
   try {
-    const response = await openExchange({
-      url,
-      origin: base.origin,
+    const { response, url } = await openServiceRequest({
+      target,
+      path: `applications/${encodeURIComponent(req.applicationId)}/query`,
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${req.apiKey}`, Accept: QUERY_ACCEPT },
+      accept: QUERY_ACCEPT,
       body,
       fetchImpl: req.fetchImpl,
       transfer,
       secrets,
-      excerptBytes: EXCERPT_BYTES,
     });
     const { status, headers } = response;
     const contentType = headers.get('content-type') ?? '';
