@@ -15,7 +15,7 @@ const KEYS: readonly (readonly [string, string])[] = [
 const EXPECT_FORMS: readonly (readonly [string, string, string])[] = [
   ['contains "…"', 'contains "${1:text}"', 'The answer contains the text (case-sensitive).'],
   ['not contains "…"', 'not contains "${1:text}"', 'The answer does not contain the text.'],
-  ['matches /…/', 'matches /${1:pattern}/${2:i}', 'The answer matches the regular expression.'],
+  ['matches /…/', 'matches /${1:pattern}/${2:i}', 'The answer matches the regular expression: JavaScript syntax and flags (i, m, s, u), run in linear time, so no backreferences (\\1) or lookaround ((?=…), (?<=…)).'],
   ['status 200', 'status ${1:200}', 'The HTTP status (also 2xx).'],
   ['first byte under 2s', 'first byte under ${1:2s}', 'The first byte of the answer arrives in time.'],
   ['total under 10s', 'total under ${1:10s}', 'The whole answer arrives in time.'],
