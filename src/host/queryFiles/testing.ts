@@ -3,7 +3,7 @@ import { formatBytes, formatDuration } from '../../shared/format';
 import { KeyedLimiter } from '../../shared/limiter';
 import type { QueryOutcome } from '../../shared/outcome';
 import type { QueryInput } from '../../shared/prepare';
-import { plain, plainText } from '../../shared/plainText';
+import { plain, plainText, terminalText } from '../../shared/plainText';
 import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
@@ -175,6 +175,7 @@ export class QueryTesting implements vscode.Disposable {
     const leaves = this.leaves(request);
     try {
       if (!requireTrust()) {
+        // eslint-disable-next-line aq/outside-text -- TRUST_MESSAGE is the extension's own sentence (./trust).
         for (const leaf of leaves) run.errored(leaf, new vscode.TestMessage(TRUST_MESSAGE));
         return;
       }
@@ -328,11 +329,6 @@ function failureMessage(result: ExpectationResult, file: vscode.Uri, query: Quer
 function located(message: vscode.TestMessage, file: vscode.Uri, line: number): vscode.TestMessage {
   message.location = new vscode.Location(file, new vscode.Position(line, 0));
   return message;
-}
-
-/** Text for the test output (a terminal): CRLF line ends, and no escape sequence from an answer can style, move or link anything. */
-function terminalText(text: string): string {
-  return plainText(text).replace(/\r?\n/g, '\r\n');
 }
 
 function basename(uri: vscode.Uri): string {
