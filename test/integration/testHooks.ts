@@ -6,6 +6,7 @@ import { setApiKeyFlow } from '../../src/host/commands/keyCommands';
 import { compose, type ExtensionParts } from '../../src/extension';
 import { historyStorage } from '../../src/host/history';
 import type { QuerySink } from '../../src/host/query/types';
+import { legacyKeySlot } from '../../src/shared/keySlots';
 
 /**
  * What the test build of the extension exports to the integration suite and the extension-host
@@ -16,6 +17,8 @@ export interface TestHooks {
   setApiKey(applicationId: string, key: string): Promise<void>;
   hasApiKey(applicationId: string): Promise<boolean>;
   removeApiKey(applicationId: string): Promise<void>;
+  /** Stores a key the way versions before per-base-URL keys did: for the current base URL's origin. */
+  storeOriginKey(applicationId: string, key: string): Promise<void>;
   runQuery(input: QueryInput, signal?: AbortSignal): Promise<{ text: string; outcome: QueryOutcome; statuses: number[] }>;
   /**
    * Runs a query into the real "Application Query" output channel (as the outputChannel setting
@@ -131,15 +134,16 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
     }
     return report;
   };
-  const ref = (applicationId: string): { origin: string; applicationId: string } => {
+  const ref = (applicationId: string): { baseUrl: string; applicationId: string } => {
     const base = settings.baseUrl();
     if (!base.ok) throw new Error(base.message);
-    return { origin: base.origin, applicationId };
+    return { baseUrl: base.normalized, applicationId };
   };
   return {
     setApiKey: (id, key) => keys.set(ref(id), key),
     hasApiKey: (id) => keys.has(ref(id)),
     removeApiKey: (id) => keys.delete(ref(id)),
+    storeOriginKey: async (id, key) => context.secrets.store(legacyKeySlot(ref(id)), key),
     runQuery: async (input, signal) => {
       let text = '';
       const statuses: number[] = [];
