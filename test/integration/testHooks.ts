@@ -55,6 +55,8 @@ export interface TestTreeNode {
   /** What the Testing view orders siblings by. */
   readonly sortText: string;
   readonly children: TestTreeNode[];
+  /** The problem the Testing view shows on the item (a file too large to read). */
+  readonly error?: string;
 }
 
 /** What a test run reported, per item id. */
@@ -163,7 +165,7 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
         const children: TestTreeNode[] = [];
         item.children.forEach((child) => void children.push(node(child)));
         children.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.sortText.localeCompare(b.sortText));
-        return { id: item.id, label: item.label, sortText: item.sortText ?? item.label, ...(item.range === undefined ? {} : { line: item.range.start.line }), children };
+        return { id: item.id, label: item.label, sortText: item.sortText ?? item.label, ...(item.range === undefined ? {} : { line: item.range.start.line }), ...(typeof item.error === 'string' ? { error: item.error } : {}), children };
       };
       const roots: TestTreeNode[] = [];
       controller.items.forEach((item) => void roots.push(node(item)));

@@ -117,7 +117,7 @@ export class QueryTesting implements vscode.Disposable {
 
   private update(uri: vscode.Uri, entry: CatalogEntry | undefined): void {
     const id = uri.toString();
-    if (entry === undefined || entry.parsed.queries.length === 0) {
+    if (entry === undefined || (entry.parsed.queries.length === 0 && entry.tooLarge === undefined)) {
       this.controller.items.delete(id);
       return;
     }
@@ -132,6 +132,13 @@ export class QueryTesting implements vscode.Disposable {
       fileItem.range = new vscode.Range(0, 0, 0, 0);
       this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
       this.controller.items.add(fileItem);
+    }
+    // A file over the size limit is listed with its problem and no queries: it was never parsed.
+    const error = entry.tooLarge === undefined ? undefined : plainText(entry.parsed.problems[0]?.message ?? '');
+    if (fileItem.error !== error) fileItem.error = error;
+    if (entry.tooLarge !== undefined) {
+      fileItem.children.replace([]);
+      return;
     }
     const known = this.known();
     const seen = new Map<string, number>();

@@ -48,6 +48,9 @@ const ASCII_LETTER = /^[A-Za-z]$/;
 const HEX4 = /^[0-9A-Fa-f]{4}$/;
 const HEX_BRACED = /^\{([0-9A-Fa-f]{1,6})\}/;
 
+/** The longest pattern compiled: compiling takes time that grows with the pattern, and no check needs more. */
+export const MAX_PATTERN_LENGTH = 4096;
+
 /** Why RE2 runs no backreference or lookaround, and what to write instead (the end of each refusal). */
 const WHY_LINEAR =
   'they can take exponential time on a long answer, so query files run regexes in linear time (RE2 syntax) and do not support them';
@@ -58,6 +61,7 @@ const WHY_LINEAR =
  * instead. Never throws; linear in the pattern's length.
  */
 export function compileAnswerRegex(pattern: string, flags: string): { readonly regex: AnswerRegex } | { readonly error: string } {
+  if (pattern.length > MAX_PATTERN_LENGTH) return { error: `the regex is ${pattern.length} characters long; the most is ${MAX_PATTERN_LENGTH}. Check a shorter part of the answer.` };
   const read = readFlags(flags);
   if ('error' in read) return read;
   const translated = translate(pattern, read.dotAll, read.multiline);

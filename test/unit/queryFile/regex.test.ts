@@ -42,7 +42,8 @@ describe('query files: matches runs in linear time (RE2) with JavaScript meaning
       assert.match(message, /RE2 syntax/);
       assert.match(message, /Write the repeated text out|Match the text itself/);
     }
-    // Inside a class, \1 is no backreference, and (?<name>…) is a named group.
+    assert.match(read(`matches /${'('.repeat(3000)}${')'.repeat(3000)}/`) as string, /the regex is 6000 characters long; the most is 4096/);
+    // (?<name>…) is a named group, no lookbehind.
     assert.equal(matches('/(?<year>\\d{4})-\\d\\d/', 'on 2024-05'), true);
   });
 
