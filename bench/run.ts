@@ -1,5 +1,6 @@
 // Runs the benchmark sections and prints one table per section. Add a section by appending to
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
+import { runBoundsBench } from './bounds';
 import { runCancelBench } from './cancel';
 import { runCompareBench } from './compare';
 import { runCoreBench, type BenchRow } from './core';
@@ -31,6 +32,7 @@ const sections: BenchSection[] = [
   { name: 'lm', run: runLmBench },
   { name: 'workbench', run: runWorkbenchBench },
   { name: 'queryfiles', run: runQueryFilesBench },
+  { name: 'bounds', run: runBoundsBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {

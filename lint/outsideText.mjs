@@ -1,16 +1,34 @@
 // Lint rule `aq/outside-text`: every value that reaches a sink VS Code may render as a link, a
 // command, an icon or Markdown (notifications, progress messages, input boxes, quick picks, the
-// status bar, tree items, hovers, dialogs, VS Code's Chat) is either the extension's own literal
+// status bar, tree items, hovers, dialogs, VS Code's Chat, the Testing view's items, messages and
+// output, CodeLens and code action titles, diagnostics, completion items, webview panel and diff
+// editor titles) is either the extension's own literal
 // words or goes through the one helper that makes outside text inert (src/shared/plainText.ts).
 // A sink fed anything else is an error; a deliberate exception carries an eslint-disable comment
 // that says why.
 
 const TEXT_SINK_PROPS = new Set(['title', 'prompt', 'placeHolder', 'message', 'detail', 'description', 'label', 'tooltip', 'validationMessage', 'text']);
-const ASSIGNED_SINKS = new Set(['text', 'tooltip', 'description', 'label', 'detail', 'title', 'placeholder', 'prompt', 'validationMessage']);
+const ASSIGNED_SINKS = new Set(['text', 'tooltip', 'description', 'label', 'detail', 'title', 'placeholder', 'prompt', 'validationMessage', 'documentation']);
+/** Properties that take an object of text properties: a CodeLens's (or code action's) command, a completion item's label. */
+const ASSIGNED_OBJECT_SINKS = new Set(['command', 'label']);
+/** Constructors whose argument at the index is shown as text. */
+const CONSTRUCTED_SINKS = new Map([
+  ['TreeItem', [0, 'tree item label']],
+  ['TestMessage', [0, 'test message']],
+  ['CodeAction', [0, 'code action title']],
+  ['Diagnostic', [1, 'diagnostic message']],
+  ['CompletionItem', [0, 'completion item label']],
+]);
+/** Calls whose argument at the index is shown as text. */
+const CALLED_SINKS = new Map([
+  ['createTestItem', [1, 'test item label']],
+  ['appendOutput', [0, 'test output']],
+  ['createWebviewPanel', [1, 'webview panel title']],
+]);
 const MESSAGE_CALLS = /^show(Error|Warning|Information)Message$/;
 const OPTION_CALLS = new Set(['showInputBox', 'showQuickPick', 'withProgress', 'report', 'button']);
 
-const TEXT_HELPERS = new Set(['plainText']);
+const TEXT_HELPERS = new Set(['plainText', 'terminalText']);
 const TEXT_TAGS = new Set(['plain']);
 const MARKDOWN_HELPERS = new Set(['markdownText']);
 const MARKDOWN_TAGS = new Set(['plainMarkdown']);
@@ -142,16 +160,34 @@ const rule = {
           }
         } else if (name === 'markdown' || name === 'appendMarkdown') {
           if (node.arguments.length > 0) check(node.arguments[0], 'markdown', `${name}()`);
+        } else if (CALLED_SINKS.has(name)) {
+          const [index, sink] = CALLED_SINKS.get(name);
+          if (node.arguments.length > index) check(node.arguments[index], 'text', sink);
+        } else if (name === 'diff' && node.callee.type === 'MemberExpression' && calleeName(node.callee.object) === 'TestMessage') {
+          // TestMessage.diff(message, expected, actual): the message is rendered; the two sides are a diff editor's text.
+          if (node.arguments.length > 0) check(node.arguments[0], 'text', 'test message');
+        } else if (name === 'executeCommand' && node.arguments[0]?.type === 'Literal' && node.arguments[0].value === 'vscode.diff') {
+          if (node.arguments.length > 3) check(node.arguments[3], 'text', 'diff editor title');
         }
       },
       NewExpression(node) {
         const name = calleeName(node.callee);
-        if (name === 'TreeItem' && node.arguments.length > 0) check(node.arguments[0], 'text', 'tree item label');
+        const sink = CONSTRUCTED_SINKS.get(name);
+        if (sink !== undefined && node.arguments.length > sink[0]) {
+          const argument = node.arguments[sink[0]];
+          // A completion item's label may be an object of label, detail and description.
+          if (argument.type === 'ObjectExpression') checkObjects(argument, sink[1]);
+          else check(argument, 'text', sink[1]);
+        }
+        // A CodeLens's command (its title is rendered with icons).
+        if (name === 'CodeLens' && node.arguments.length > 1) checkObjects(node.arguments[1], 'CodeLens');
         if (name === 'MarkdownString' && node.arguments.length > 0) check(node.arguments[0], 'markdown', 'MarkdownString');
       },
       AssignmentExpression(node) {
         if (node.operator !== '=' || node.left.type !== 'MemberExpression' || node.left.computed || node.left.property.type !== 'Identifier') return;
-        if (ASSIGNED_SINKS.has(node.left.property.name)) check(node.right, 'text', `.${node.left.property.name}`);
+        const property = node.left.property.name;
+        if (ASSIGNED_OBJECT_SINKS.has(property) && node.right.type === 'ObjectExpression') checkObjects(node.right, `.${property}`);
+        else if (ASSIGNED_SINKS.has(property)) check(node.right, 'text', `.${property}`);
       },
       Property(node) {
         // VS Code's Chat renders a response's error message as Markdown.

@@ -94,7 +94,26 @@ export interface QueryRun {
 }
 
 /** What the suite measured. */
+/** Sizes of the huge query files listed once each (a repository's hostile file: past the size limit). */
+export const HUGE_FILE_BYTES = [10 * 1000 * 1000, 20 * 1000 * 1000] as const;
+
+/** One huge query file listed: how long the refresh took, the loop's longest stall, the heap it kept, and how the tree showed it. */
+export interface HugeFileRun {
+  bytes: number;
+  ms: number;
+  loop: LoopDelay;
+  /** Heap after a full collection, less the heap before the file was written. */
+  heapKeptBytes: number;
+  /** The heap's highest sample while it was listed, less the heap before. */
+  heapPeakBytes: number;
+  /** The file's row in the Testing view: its problem, and how many queries it lists. */
+  error?: string;
+  queries: number;
+}
+
 export interface QueryFilesBenchResult {
+  /** The huge files, listed after everything else. */
+  hugeFiles: HugeFileRun[];
   /** Whether the extension was already active when the suite started (then the files may have reached it by the watcher). */
   activeBefore: boolean;
   /** The extension host's event loop, idle for 1 s before the listing (what noise alone gives). */

@@ -16,6 +16,7 @@ import { SUITE_START_MARKER } from '../../test/launch/automationLog';
 import {
   CONCURRENCIES,
   HEAP_SAMPLE_MS,
+  HUGE_FILE_BYTES,
   LIST_DIR,
   LIST_FILES,
   LISTING_TAIL_MS,
@@ -27,6 +28,7 @@ import {
   TIMED_DELAY_MS,
   TIMED_SIZE,
   TWO_APPLICATIONS_EVERY,
+  type HugeFileRun,
   type ListingRun,
   type LoopDelay,
   type QueryFilesBenchResult,
@@ -299,6 +301,36 @@ async function runQueries(api: TestHooks, service: string, fileIds: readonly str
   };
 }
 
+/** The folder of the huge query files. */
+const HUGE_DIR = 'bench-huge';
+
+/**
+ * Lists one huge query file (a repository's hostile `*.aq.md`, written as queries of a few lines)
+ * by a Refresh: the time until the tree shows it, the event loop meanwhile, and the heap it takes.
+ */
+async function listHugeFile(api: TestHooks, bytes: number, gc: (() => void) | undefined): Promise<HugeFileRun> {
+  const query = '## Query\n- application: timed\n- expect: contains "x"\n\nWhat is new?\n\n';
+  const file = path.join(folder(), HUGE_DIR, `huge-${bytes}.aq.md`);
+  await settle(gc);
+  const heapBefore = process.memoryUsage().heapUsed;
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, query.repeat(Math.ceil(bytes / query.length)).slice(0, bytes));
+  let heapPeak = heapBefore;
+  const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), HEAP_SAMPLE_MS);
+  const monitor = loopMonitor();
+  const started = performance.now();
+  await api.refreshQueryTests();
+  const node = await until(`the ${bytes}-byte file listed`, async () => (await api.queryTests()).find((n) => n.id === vscode.Uri.file(file).toString()));
+  const ms = performance.now() - started;
+  const loop = monitor.stop();
+  clearInterval(sampler);
+  await settle(gc);
+  const heapKeptBytes = process.memoryUsage().heapUsed - heapBefore;
+  await rm(path.join(folder(), HUGE_DIR), { recursive: true, force: true });
+  await api.refreshQueryTests();
+  return { bytes, ms, loop, heapKeptBytes, heapPeakBytes: heapPeak - heapBefore, ...(node.error === undefined ? {} : { error: node.error }), queries: node.children.length };
+}
+
 /** The test-electron contract: the launcher calls `run()` and reports its outcome. */
 export async function run(): Promise<void> {
   console.log(SUITE_START_MARKER);
@@ -373,6 +405,9 @@ export async function run(): Promise<void> {
   const stored = api.storedHistory().reloaded;
   const history = { entries: stored.length, chars: stored.reduce((sum, exchange) => sum + JSON.stringify(exchange).length, 0) };
 
-  const result: QueryFilesBenchResult = { activeBefore, idle, listing: runs, treeCopyMs, runs: queryRuns, settingsChange: worst(settingsChange), staleAfterFolderDelete, history, gc: gc !== undefined, node: process.version };
+  const hugeFiles: HugeFileRun[] = [];
+  for (const bytes of HUGE_FILE_BYTES) hugeFiles.push(await listHugeFile(api, bytes, gc));
+
+  const result: QueryFilesBenchResult = { hugeFiles, activeBefore, idle, listing: runs, treeCopyMs, runs: queryRuns, settingsChange: worst(settingsChange), staleAfterFolderDelete, history, gc: gc !== undefined, node: process.version };
   console.log(`AQ_BENCH ${JSON.stringify(result)}`);
 }

@@ -31,6 +31,14 @@ export function plainText(text: string): string {
 }
 
 /**
+ * Outside text for a terminal (a test run's output): {@link plainText}, so no escape sequence can
+ * style, move or link anything, with CRLF line ends as a terminal needs them.
+ */
+export function terminalText(text: string): string {
+  return plainText(text).replace(/\r?\n/g, '\r\n');
+}
+
+/**
  * A message for a plain-text sink: the literal parts are the extension's own words, every
  * interpolated value is outside text and goes through {@link plainText}.
  * `plain\`Removed the API key for ${label}.\``

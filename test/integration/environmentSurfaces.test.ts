@@ -169,7 +169,7 @@ describe('Environments in History, Replay, Diagnose and the Chat models', () => 
       await select('alpha');
       const alpha = settings.baseUrl();
       assert.ok(alpha.ok);
-      await store.set({ origin: alpha.origin, applicationId: 'echo' }, keys.echo);
+      await store.set({ baseUrl: alpha.normalized, applicationId: 'echo' }, keys.echo);
       const onAlpha = await provider.provideLanguageModelChatInformation();
       const echo = onAlpha.find((model) => model.id === 'echo');
       assert.ok(echo, 'echo is a model on alpha');
@@ -184,14 +184,14 @@ describe('Environments in History, Replay, Diagnose and the Chat models', () => 
       assert.deepEqual((await provider.provideLanguageModelChatInformation()).map((model) => model.id), [], 'beta has no keys in this store: no models');
       const betaBase = settings.baseUrl();
       assert.ok(betaBase.ok);
-      await store.set({ origin: betaBase.origin, applicationId: 'echo' }, BETA_KEY);
+      await store.set({ baseUrl: betaBase.normalized, applicationId: 'echo' }, BETA_KEY);
       const onBeta = (await provider.provideLanguageModelChatInformation()).find((model) => model.id === 'echo');
       assert.equal(onBeta?.detail, `beta · ${new URL(betaUrl).host}`);
 
       await config().update('environment', undefined, vscode.ConfigurationTarget.Global);
       const base = settings.baseUrl();
       assert.ok(base.ok);
-      await store.set({ origin: base.origin, applicationId: 'echo' }, keys.echo);
+      await store.set({ baseUrl: base.normalized, applicationId: 'echo' }, keys.echo);
       const plain = (await provider.provideLanguageModelChatInformation()).find((model) => model.id === 'echo');
       assert.equal(plain?.detail, new URL(base.origin).host, 'no environment: the host alone, as before');
     } finally {

@@ -278,7 +278,7 @@ async function chatDeps(ids: readonly string[]): Promise<LanguageModelDeps & vsc
   const base = settings.baseUrl();
   if (!base.ok) throw new Error(base.message);
   const serviceKeyOf = await serviceKeys();
-  for (const id of ids) await keys.set({ origin: base.origin, applicationId: id }, serviceKeyOf[id]);
+  for (const id of ids) await keys.set({ baseUrl: base.normalized, applicationId: id }, serviceKeyOf[id]);
   const runner = new QueryRunner(settings, keys, log, registry);
   const extensionUri = vscode.Uri.file(__dirname);
   return { extensionUri, settings, keys, current, runner, log, dispose: () => {

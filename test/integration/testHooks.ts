@@ -6,6 +6,7 @@ import { setApiKeyFlow } from '../../src/host/commands/keyCommands';
 import { compose, type ExtensionParts } from '../../src/extension';
 import { historyStorage } from '../../src/host/history';
 import type { QuerySink } from '../../src/host/query/types';
+import { legacyKeySlot } from '../../src/shared/keySlots';
 
 /**
  * What the test build of the extension exports to the integration suite and the extension-host
@@ -16,6 +17,8 @@ export interface TestHooks {
   setApiKey(applicationId: string, key: string): Promise<void>;
   hasApiKey(applicationId: string): Promise<boolean>;
   removeApiKey(applicationId: string): Promise<void>;
+  /** Stores a key the way versions before per-base-URL keys did: for the current base URL's origin. */
+  storeOriginKey(applicationId: string, key: string): Promise<void>;
   runQuery(input: QueryInput, signal?: AbortSignal): Promise<{ text: string; outcome: QueryOutcome; statuses: number[] }>;
   /**
    * Runs a query into the real "Application Query" output channel (as the outputChannel setting
@@ -52,6 +55,8 @@ export interface TestTreeNode {
   /** What the Testing view orders siblings by. */
   readonly sortText: string;
   readonly children: TestTreeNode[];
+  /** The problem the Testing view shows on the item (a file too large to read). */
+  readonly error?: string;
 }
 
 /** What a test run reported, per item id. */
@@ -131,15 +136,16 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
     }
     return report;
   };
-  const ref = (applicationId: string): { origin: string; applicationId: string } => {
+  const ref = (applicationId: string): { baseUrl: string; applicationId: string } => {
     const base = settings.baseUrl();
     if (!base.ok) throw new Error(base.message);
-    return { origin: base.origin, applicationId };
+    return { baseUrl: base.normalized, applicationId };
   };
   return {
     setApiKey: (id, key) => keys.set(ref(id), key),
     hasApiKey: (id) => keys.has(ref(id)),
     removeApiKey: (id) => keys.delete(ref(id)),
+    storeOriginKey: async (id, key) => context.secrets.store(legacyKeySlot(ref(id)), key),
     runQuery: async (input, signal) => {
       let text = '';
       const statuses: number[] = [];
@@ -159,7 +165,7 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
         const children: TestTreeNode[] = [];
         item.children.forEach((child) => void children.push(node(child)));
         children.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || a.sortText.localeCompare(b.sortText));
-        return { id: item.id, label: item.label, sortText: item.sortText ?? item.label, ...(item.range === undefined ? {} : { line: item.range.start.line }), children };
+        return { id: item.id, label: item.label, sortText: item.sortText ?? item.label, ...(item.range === undefined ? {} : { line: item.range.start.line }), ...(typeof item.error === 'string' ? { error: item.error } : {}), children };
       };
       const roots: TestTreeNode[] = [];
       controller.items.forEach((item) => void roots.push(node(item)));

@@ -95,7 +95,7 @@ export function registerDiagnoseCommand(context: vscode.ExtensionContext, deps: 
       const serviceProblem = target !== '' && configured === undefined && !base.ok ? base.message : undefined;
       const environment = target === '' ? undefined : target;
       const applicationId = deps.current.id;
-      const apiKey = base.ok && applicationId !== undefined ? await deps.keys.get({ origin: base.origin, applicationId }) : undefined;
+      const apiKey = base.ok && applicationId !== undefined ? await deps.keys.get({ baseUrl: base.normalized, applicationId }) : undefined;
       const http = vscode.workspace.getConfiguration('http');
       const report = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'Diagnosing the connection to the service…', cancellable: true },

@@ -48,7 +48,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
       if (typeof endpoint !== 'string') {
         return;
       }
-      const ref = { origin: base.origin, applicationId: app.id };
+      const ref = { baseUrl: base.normalized, applicationId: app.id };
       let apiKey = await deps.keys.get(ref);
       if (!apiKey) {
         apiKey = await promptForApiKey(label, serviceLabel(base), `No API key is stored for ${label}.`);

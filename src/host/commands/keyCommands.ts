@@ -21,9 +21,8 @@ export interface KeyCommandDeps {
   readonly log: Log;
 }
 
-/** The base URL a key flow started with: its origin (where the key is stored) and its URL (where it is checked). */
+/** The base URL a key flow started with: where the key is stored and where it is checked. */
 interface ServiceBase {
-  readonly origin: string;
   readonly normalized: string;
   /** The service as the user knows it: its environment and origin, or the origin. */
   readonly label: string;
@@ -40,13 +39,13 @@ function currentService(settings: Settings): ServiceBase | undefined {
     });
     return undefined;
   }
-  return { origin: base.origin, normalized: base.normalized, label: serviceLabel(base) };
+  return { normalized: base.normalized, label: serviceLabel(base) };
 }
 
 /**
  * Set API Key… for one application: asks for the key (in a password box by default), stores it for
- * the base URL's origin as it was when the flow started, and checks it there, even if the base URL
- * changes while the box is open (the key is never sent to the new origin).
+ * the base URL as it was when the flow started, and checks it there, even if the base URL changes
+ * while the box is open (the key is never sent to the new service).
  */
 export async function setApiKeyFlow(deps: KeyCommandDeps, app: ApplicationConfig, prompt: typeof promptForApiKey = promptForApiKey): Promise<void> {
   const base = currentService(deps.settings);
@@ -58,7 +57,7 @@ export async function setApiKeyFlow(deps: KeyCommandDeps, app: ApplicationConfig
   if (!key) {
     return;
   }
-  await deps.keys.set({ origin: base.origin, applicationId: app.id }, key);
+  await deps.keys.set({ baseUrl: base.normalized, applicationId: app.id }, key);
   deps.log.info(`API key stored for ${label} on ${base.label}.`);
   await checkKey(deps, base, app, label, key);
 }
@@ -93,7 +92,7 @@ export function registerKeyCommands(context: vscode.ExtensionContext, deps: KeyC
         return;
       }
       const label = applicationLabel(app);
-      const ref = { origin: service.origin, applicationId: app.id };
+      const ref = { baseUrl: service.normalized, applicationId: app.id };
       if (!(await deps.keys.has(ref))) {
         void vscode.window.showInformationMessage(plain`No API key is stored for ${label} on ${service.label}.`);
         return;

@@ -29,7 +29,7 @@ export interface RunOptions {
   /** The recorded exchange this run replays (the history links the two). */
   readonly replayOf?: string;
   /** What the user confirmed: the run sends only this request, else ends "Not sent: …" (the agent tool). */
-  readonly expect?: { readonly applicationId: string; readonly origin: string; readonly bodyText: string };
+  readonly expect?: { readonly applicationId: string; readonly baseUrl: string; readonly bodyText: string };
   /** The environment to send to (empty: `applicationQuery.baseUrl`); absent: the current one. */
   readonly environment?: string;
 }
@@ -90,7 +90,7 @@ export class QueryRunner {
       if (!prepared.ok) {
         this.log.warn(`${prepared.label}: ${prepared.message}`);
         outcome = progress.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
-      } else if (options.expect !== undefined && (prepared.applicationId !== options.expect.applicationId || prepared.origin !== options.expect.origin || prepared.bodyText !== options.expect.bodyText)) {
+      } else if (options.expect !== undefined && (prepared.applicationId !== options.expect.applicationId || prepared.baseUrl !== options.expect.baseUrl || prepared.bodyText !== options.expect.bodyText)) {
         outcome = progress.outcome({ kind: 'error', message: 'Not sent: the request is no longer the one you confirmed (the settings changed).', retryable: false, remedies: [] });
       } else {
         outcome = await this.send(prepared, fanout, progress, controller, options);
@@ -123,7 +123,7 @@ export class QueryRunner {
   }
 
   private async send(prepared: PreparedRequest, fanout: Fanout, progress: Progress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
-    const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
+    const ref = { baseUrl: prepared.baseUrl, applicationId: prepared.applicationId };
     let apiKey = await this.keys.get(ref);
     if (apiKey === undefined) {
       const message = `No API key for ${prepared.label} on ${prepared.service}: the query was not sent. Run "Set API Key…" to add one.`;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { parseQueryFile, type ParsedQueryFile } from '../../shared/queryFile';
+import { parseQueryFile, QUERY_FILE_MAX_BYTES, tooLargeQueryFile, type ParsedQueryFile } from '../../shared/queryFile';
 
 /** The glob of query files. */
 export const QUERY_FILE_GLOB = '**/*.aq.md';
@@ -13,6 +13,16 @@ export function isQueryFile(uri: vscode.Uri): boolean {
 export interface CatalogEntry {
   readonly uri: vscode.Uri;
   readonly parsed: ParsedQueryFile;
+  /** Set when the file is over QUERY_FILE_MAX_BYTES: its size; it was not read, `parsed` holds only the problem. */
+  readonly tooLarge?: number;
+}
+
+/** A query file's text as read, or its size when it is too large to read. */
+type Read = { readonly text: string } | { readonly tooLarge: number };
+
+/** An entry's parse: the text's, or the too-large problem without reading further. */
+function parsedOf(read: Read): ParsedQueryFile {
+  return 'text' in read ? parseQueryFile(read.text) : tooLargeQueryFile(read.tooLarge);
 }
 
 /** How long discovery may hold the extension host before it lets other work run. */
@@ -80,7 +90,7 @@ export class QueryFileCatalog implements vscode.Disposable {
     const key = doc.uri.toString();
     const cached = this.documents.get(key);
     if (cached !== undefined && cached.version === doc.version) return cached.parsed;
-    const parsed = parseQueryFile(doc.getText());
+    const parsed = parsedOf(documentText(doc));
     this.documents.set(key, { version: doc.version, parsed });
     return parsed;
   }
@@ -88,9 +98,9 @@ export class QueryFileCatalog implements vscode.Disposable {
   /** A query file as it is now: its open document's text, else the file on disk (a run reads this, never a stale list). */
   async current(uri: vscode.Uri): Promise<CatalogEntry | undefined> {
     const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
-    if (open !== undefined) return { uri, parsed: this.parse(open) };
-    const text = await readText(uri);
-    return text === undefined ? undefined : { uri, parsed: parseQueryFile(text) };
+    if (open !== undefined) return this.documentEntry(open);
+    const read = await readText(uri);
+    return read === undefined ? undefined : entryOf(uri, read, parsedOf(read));
   }
 
   /** Finds and parses every query file of the workspace (once, unless `again`); later changes arrive through events. */
@@ -109,10 +119,10 @@ export class QueryFileCatalog implements vscode.Disposable {
     let sliceStart = Date.now();
     for (let i = 0; i < uris.length; i += READ_BATCH) {
       const batch = uris.slice(i, i + READ_BATCH);
-      const texts = await Promise.all(batch.map(async (uri) => this.openText(uri) ?? readText(uri)));
+      const reads = await Promise.all(batch.map(async (uri) => this.openText(uri) ?? readText(uri)));
       for (let j = 0; j < batch.length; j++) {
-        const text = texts[j];
-        if (text !== undefined) this.set(batch[j], parseQueryFile(text));
+        const read = reads[j];
+        if (read !== undefined) this.set(batch[j], read);
         if (Date.now() - sliceStart >= SLICE_MS) {
           await yieldToHost();
           sliceStart = Date.now();
@@ -121,26 +131,38 @@ export class QueryFileCatalog implements vscode.Disposable {
     }
   }
 
-  private openText(uri: vscode.Uri): string | undefined {
-    return vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString())?.getText();
+  private openText(uri: vscode.Uri): Read | undefined {
+    const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
+    return open === undefined ? undefined : documentText(open);
   }
 
   private async refresh(uri: vscode.Uri): Promise<void> {
     const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
     if (open !== undefined && open.isDirty) return; // the editor's text wins until it is saved or closed
-    const text = open?.getText() ?? (await readText(uri));
-    if (text === undefined) this.remove(uri);
-    else this.set(uri, parseQueryFile(text));
+    const read = open === undefined ? await readText(uri) : documentText(open);
+    if (read === undefined) this.remove(uri);
+    else this.set(uri, read);
   }
 
   private fromDocument(doc: vscode.TextDocument): void {
     // Only saved files of the workspace are tests; any other query file still gets CodeLens and diagnostics.
     if (doc.isUntitled || vscode.workspace.getWorkspaceFolder(doc.uri) === undefined) return;
-    this.set(doc.uri, this.parse(doc));
+    this.setParsed(this.documentEntry(doc));
   }
 
-  private set(uri: vscode.Uri, parsed: ParsedQueryFile): void {
-    const entry = { uri, parsed };
+  /** An open document's entry, parsed (and cached) by {@link parse}. */
+  private documentEntry(doc: vscode.TextDocument): CatalogEntry {
+    const parsed = this.parse(doc);
+    const length = documentLength(doc);
+    return length > QUERY_FILE_MAX_BYTES ? { uri: doc.uri, parsed, tooLarge: length } : { uri: doc.uri, parsed };
+  }
+
+  private set(uri: vscode.Uri, read: Read): void {
+    this.setParsed(entryOf(uri, read, parsedOf(read)));
+  }
+
+  private setParsed(entry: CatalogEntry): void {
+    const uri = entry.uri;
     this.entries.set(uri.toString(), entry);
     this.changed.fire({ uri, entry });
   }
@@ -163,12 +185,35 @@ export class QueryFileCatalog implements vscode.Disposable {
   }
 }
 
-/** A file's text (UTF-8, a byte order mark dropped), or undefined when it cannot be read. */
-async function readText(uri: vscode.Uri): Promise<string | undefined> {
+/** An entry of what was read and its parse. */
+function entryOf(uri: vscode.Uri, read: Read, parsed: ParsedQueryFile): CatalogEntry {
+  return 'tooLarge' in read ? { uri, parsed, tooLarge: read.tooLarge } : { uri, parsed };
+}
+
+/** An open document's length in UTF-16 characters, measured without copying its text. */
+function documentLength(doc: vscode.TextDocument): number {
+  return doc.offsetAt(doc.lineAt(doc.lineCount - 1).range.end);
+}
+
+/** An open document's text, or its length when it is over the limit. */
+function documentText(doc: vscode.TextDocument): Read {
+  const length = documentLength(doc);
+  return length > QUERY_FILE_MAX_BYTES ? { tooLarge: length } : { text: doc.getText() };
+}
+
+/**
+ * A file's text (UTF-8, a byte order mark dropped), its size when it is over the limit (then it is
+ * not read), or undefined when it cannot be read.
+ */
+async function readText(uri: vscode.Uri): Promise<Read | undefined> {
   try {
+    const { size } = await vscode.workspace.fs.stat(uri);
+    if (size > QUERY_FILE_MAX_BYTES) return { tooLarge: size };
     const bytes = await vscode.workspace.fs.readFile(uri);
+    // It may have grown since: its text is in memory now, but it is still not parsed.
+    if (bytes.byteLength > QUERY_FILE_MAX_BYTES) return { tooLarge: bytes.byteLength };
     const text = new TextDecoder('utf-8').decode(bytes);
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text };
   } catch {
     return undefined;
   }

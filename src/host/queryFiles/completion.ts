@@ -15,7 +15,7 @@ const KEYS: readonly (readonly [string, string])[] = [
 const EXPECT_FORMS: readonly (readonly [string, string, string])[] = [
   ['contains "…"', 'contains "${1:text}"', 'The answer contains the text (case-sensitive).'],
   ['not contains "…"', 'not contains "${1:text}"', 'The answer does not contain the text.'],
-  ['matches /…/', 'matches /${1:pattern}/${2:i}', 'The answer matches the regular expression.'],
+  ['matches /…/', 'matches /${1:pattern}/${2:i}', 'The answer matches the regular expression: JavaScript syntax and flags (i, m, s, u), run in linear time, so no backreferences (\\1) or lookaround ((?=…), (?<=…)).'],
   ['status 200', 'status ${1:200}', 'The HTTP status (also 2xx).'],
   ['first byte under 2s', 'first byte under ${1:2s}', 'The first byte of the answer arrives in time.'],
   ['total under 10s', 'total under ${1:10s}', 'The whole answer arrives in time.'],
@@ -37,6 +37,7 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
     const keyOnly = OPTION_LINE.exec(before);
     if (keyOnly !== null) {
       return KEYS.map(([key, detail]) => {
+        // eslint-disable-next-line aq/outside-text -- the option keys are the extension's own words (KEYS).
         const item = new vscode.CompletionItem(`${key}:`, vscode.CompletionItemKind.Property);
         item.insertText = `${key}: `;
         item.detail = plainText(detail);
@@ -53,7 +54,7 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
       const typed = value.slice(value.lastIndexOf(',') + 1).trimStart();
       const from = position.character - typed.length;
       return this.settings.applications().applications.map((app) => {
-        const item = new vscode.CompletionItem(app.id, vscode.CompletionItemKind.Value);
+        const item = outsideTextItem(app.id, vscode.CompletionItemKind.Value);
         item.detail = plainText(applicationName(app));
         item.range = new vscode.Range(position.line, from, position.line, position.character);
         return item;
@@ -62,7 +63,7 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
     if (key === 'environment') {
       const from = position.character - value.length;
       return this.settings.environments().environments.map((e) => {
-        const item = new vscode.CompletionItem(e.name, vscode.CompletionItemKind.EnumMember);
+        const item = outsideTextItem(e.name, vscode.CompletionItemKind.EnumMember);
         item.detail = plainText(e.baseUrl);
         item.range = new vscode.Range(position.line, from, position.line, position.character);
         return item;
@@ -71,6 +72,7 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
     if (key === 'expect') {
       const from = position.character - value.length;
       return EXPECT_FORMS.map(([label, snippet, detail]) => {
+        // eslint-disable-next-line aq/outside-text -- the expect forms are the extension's own words (EXPECT_FORMS).
         const item = new vscode.CompletionItem(label, vscode.CompletionItemKind.Snippet);
         item.insertText = new vscode.SnippetString(snippet);
         item.detail = plainText(detail);
@@ -111,9 +113,17 @@ async function contextPaths(doc: vscode.TextDocument, position: vscode.Position,
     .slice(0, 500)
     .map(([name, type]) => {
       const isDir = (type & vscode.FileType.Directory) !== 0;
-      const item = new vscode.CompletionItem(isDir ? `${name}/` : name, isDir ? vscode.CompletionItemKind.Folder : vscode.CompletionItemKind.File);
+      const item = outsideTextItem(isDir ? `${name}/` : name, isDir ? vscode.CompletionItemKind.Folder : vscode.CompletionItemKind.File);
       item.range = new vscode.Range(position.line, from, position.line, position.character);
       if (isDir) item.command = { command: 'editor.action.triggerSuggest', title: 'Suggest' };
       return item;
     });
+}
+
+/** A completion of outside text (an application id, an environment or file name): shown as plain text, inserted and filtered as written. */
+function outsideTextItem(text: string, kind: vscode.CompletionItemKind): vscode.CompletionItem {
+  const item = new vscode.CompletionItem(plainText(text), kind);
+  item.insertText = text;
+  item.filterText = text;
+  return item;
 }

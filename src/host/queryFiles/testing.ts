@@ -3,7 +3,7 @@ import { formatBytes, formatDuration } from '../../shared/format';
 import { KeyedLimiter } from '../../shared/limiter';
 import type { QueryOutcome } from '../../shared/outcome';
 import type { QueryInput } from '../../shared/prepare';
-import { plain, plainText } from '../../shared/plainText';
+import { plain, plainText, terminalText } from '../../shared/plainText';
 import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
@@ -117,7 +117,7 @@ export class QueryTesting implements vscode.Disposable {
 
   private update(uri: vscode.Uri, entry: CatalogEntry | undefined): void {
     const id = uri.toString();
-    if (entry === undefined || entry.parsed.queries.length === 0) {
+    if (entry === undefined || (entry.parsed.queries.length === 0 && entry.tooLarge === undefined)) {
       this.controller.items.delete(id);
       return;
     }
@@ -132,6 +132,13 @@ export class QueryTesting implements vscode.Disposable {
       fileItem.range = new vscode.Range(0, 0, 0, 0);
       this.refs.set(fileItem, { file: uri, name: '', occurrence: -1 });
       this.controller.items.add(fileItem);
+    }
+    // A file over the size limit is listed with its problem and no queries: it was never parsed.
+    const error = entry.tooLarge === undefined ? undefined : plainText(entry.parsed.problems[0]?.message ?? '');
+    if (fileItem.error !== error) fileItem.error = error;
+    if (entry.tooLarge !== undefined) {
+      fileItem.children.replace([]);
+      return;
     }
     const known = this.known();
     const seen = new Map<string, number>();
@@ -175,6 +182,7 @@ export class QueryTesting implements vscode.Disposable {
     const leaves = this.leaves(request);
     try {
       if (!requireTrust()) {
+        // eslint-disable-next-line aq/outside-text -- TRUST_MESSAGE is the extension's own sentence (./trust).
         for (const leaf of leaves) run.errored(leaf, new vscode.TestMessage(TRUST_MESSAGE));
         return;
       }
@@ -328,11 +336,6 @@ function failureMessage(result: ExpectationResult, file: vscode.Uri, query: Quer
 function located(message: vscode.TestMessage, file: vscode.Uri, line: number): vscode.TestMessage {
   message.location = new vscode.Location(file, new vscode.Position(line, 0));
   return message;
-}
-
-/** Text for the test output (a terminal): CRLF line ends, and no escape sequence from an answer can style, move or link anything. */
-function terminalText(text: string): string {
-  return plainText(text).replace(/\r?\n/g, '\r\n');
 }
 
 function basename(uri: vscode.Uri): string {

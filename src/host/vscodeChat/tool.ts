@@ -24,7 +24,8 @@ export interface AskApplicationInput {
 /** What the user confirmed: the request the tool may send for one input, and nothing else. */
 interface Confirmed {
   readonly applicationId: string;
-  readonly origin: string;
+  /** The service's base URL: two environments on one origin are two services. */
+  readonly baseUrl: string;
   readonly bodyText: string;
 }
 
@@ -35,7 +36,7 @@ const MAX_CONFIRMED = 16;
  * `#askApplication` / agent mode: asks one of the user's applications a question, after the user
  * has seen which application, which service and what exactly will be sent, and agreed. The
  * confirmation binds: `invoke` sends the very request `prepareInvocation` showed (application,
- * origin, body text), or nothing, with a result that says why.
+ * service base URL, body text), or nothing, with a result that says why.
  */
 export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicationInput> {
   private readonly confirmed = new Map<string, Confirmed>();
@@ -52,7 +53,7 @@ export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicati
     const prepared = this.prepare(app, options.input);
     // Nothing will be sent (the base URL or the template is wrong): invoke says why, no need to confirm.
     if (!prepared.ok) return { invocationMessage: untrusted(new vscode.MarkdownString(plainMarkdown`Asking ${label}`)) };
-    this.remember(key, { applicationId: prepared.applicationId, origin: prepared.origin, bodyText: prepared.bodyText });
+    this.remember(key, { applicationId: prepared.applicationId, baseUrl: prepared.baseUrl, bodyText: prepared.bodyText });
     const { text: shown, cut } = capText(prepared.bodyText, PREVIEW_MAX_CHARS, () => '');
     const fence = '`'.repeat(Math.max(3, ...[...shown.matchAll(/`+/g)].map((run) => run[0].length + 1)));
     const note = cut ? `\n\n*The request is shown cut at ${shown.length.toLocaleString('en-US')} of ${prepared.bodyText.length.toLocaleString('en-US')} characters; all of it is sent.*` : '';
@@ -83,8 +84,8 @@ export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicati
     const prepared = this.prepare(app, input);
     if (!prepared.ok) return result(this.deps.log.redact(`Not sent: ${prepared.message}`));
     if (confirmed === undefined) return result(`Not sent: the user did not confirm a request to ${label}. Ask again, so that the user can see and confirm it.`);
-    if (prepared.origin !== confirmed.origin || prepared.bodyText !== confirmed.bodyText) {
-      return result(`Not sent: the request to ${label} is no longer the one the user confirmed (the settings changed: ${prepared.origin === confirmed.origin ? 'the request body' : `the service, now ${prepared.origin}`}). Ask again, so that the user can confirm the new request.`);
+    if (prepared.baseUrl !== confirmed.baseUrl || prepared.bodyText !== confirmed.bodyText) {
+      return result(`Not sent: the request to ${label} is no longer the one the user confirmed (the settings changed: ${prepared.baseUrl === confirmed.baseUrl ? 'the request body' : `the service, now ${prepared.service}`}). Ask again, so that the user can confirm the new request.`);
     }
     let answer = '';
     const outcome = await withAbortSignal(token, (signal) =>

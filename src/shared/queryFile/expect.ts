@@ -5,14 +5,16 @@
  *
  * Every keyword is case-insensitive. Text is quoted (double or single quotes, with `\"`, `\'`,
  * `\\`, `\n`, `\r`, `\t`, `\uXXXX` and `\u{…}` escapes); a regex is written `/pattern/flags` and
- * is compiled once here, so a regex that cannot compile is an error on its line, never at run time.
+ * is compiled once here (by RE2, in linear time: see ./regex), so a regex that cannot compile or
+ * cannot run in linear time is an error on its line, never at run time.
  */
 import type { Span } from './parse';
+import { compileAnswerRegex, type AnswerRegex } from './regex';
 
 /** One expectation of a query, as parsed from its `expect:` line (`source` is the value as written). */
 export type Expectation =
   | { readonly kind: 'contains'; readonly text: string; readonly negate: boolean; readonly source: string; readonly span: Span }
-  | { readonly kind: 'matches'; readonly pattern: string; readonly flags: string; readonly negate: boolean; readonly source: string; readonly span: Span }
+  | { readonly kind: 'matches'; readonly pattern: string; readonly flags: string; readonly regex: AnswerRegex; readonly negate: boolean; readonly source: string; readonly span: Span }
   | { readonly kind: 'status'; readonly min: number; readonly max: number; readonly source: string; readonly span: Span }
   | { readonly kind: 'firstByteUnder' | 'totalUnder'; readonly ms: number; readonly source: string; readonly span: Span };
 
@@ -84,7 +86,7 @@ export function parseExpectation(value: string, span: Span): Expectation | { rea
   if (matches !== null) {
     const read = readRegex(rest.slice(matches[0].length).trimStart());
     if ('error' in read) return { error: `${negate ? 'not matches' : 'matches'} takes a regex, e.g. matches /refund(s)?/i: ${read.error}` };
-    return { kind: 'matches', pattern: read.pattern, flags: read.flags, negate, source, span };
+    return { kind: 'matches', pattern: read.pattern, flags: read.flags, regex: read.regex, negate, source, span };
   }
   if (negate) return { error: UNKNOWN(source) };
 
@@ -162,8 +164,8 @@ function readUnicodeEscape(text: string, at: number): { value: number; end: numb
   return /^[0-9a-f]{4}$/i.test(digits) ? { value: parseInt(digits, 16), end: at + 4 } : undefined;
 }
 
-/** Reads `/pattern/flags` (filling `text`), and checks that it compiles. */
-function readRegex(text: string): { pattern: string; flags: string } | { error: string } {
+/** Reads `/pattern/flags` (filling `text`), and compiles it. */
+function readRegex(text: string): { pattern: string; flags: string; regex: AnswerRegex } | { error: string } {
   if (text.charAt(0) !== '/') return { error: text === '' ? 'the regex is missing.' : 'the regex must be written between slashes.' };
   let inClass = false;
   let i = 1;
@@ -179,12 +181,8 @@ function readRegex(text: string): { pattern: string; flags: string } | { error: 
   const flags = text.slice(i + 1);
   if (pattern === '') return { error: 'the regex is empty.' };
   if (!FLAGS.test(flags)) return { error: `"${clip(flags, 20)}" after the regex is not a set of flags (such as i, m, s, u).` };
-  try {
-    new RegExp(pattern, flags);
-  } catch (e) {
-    return { error: e instanceof Error ? `${e.message}.` : 'it does not compile.' };
-  }
-  return { pattern, flags };
+  const compiled = compileAnswerRegex(pattern, flags);
+  return 'error' in compiled ? compiled : { pattern, flags, regex: compiled.regex };
 }
 
 /** A status value's inclusive range: `200`, `2xx` or `200-204`. */
@@ -244,7 +242,7 @@ function checkOne(expectation: Expectation, result: RunResult): Verdict {
     case 'contains':
       return checkContains(expectation.text, expectation.negate, result);
     case 'matches':
-      return checkMatches(expectation.pattern, expectation.flags, expectation.negate, result);
+      return checkMatches(expectation, result);
     case 'status':
       return checkStatus(expectation.min, expectation.max, result);
     case 'firstByteUnder':
@@ -267,22 +265,15 @@ function checkContains(text: string, negate: boolean, result: RunResult): Verdic
   return { passed: true, message: `The answer does not contain ${quoted}.` };
 }
 
-function checkMatches(pattern: string, flags: string, negate: boolean, result: RunResult): Verdict {
+function checkMatches({ pattern, flags, regex, negate }: Expectation & { kind: 'matches' }, result: RunResult): Verdict {
   const shown = `/${clip(pattern, 60)}/${flags}`;
-  let regex: RegExp;
-  try {
-    // A fresh regex without g or y: exec always starts at 0, the same result every time.
-    regex = new RegExp(pattern, flags.replace(/[gy]/g, ''));
-  } catch (e) {
-    return { passed: false, message: `The regex ${shown} does not compile: ${e instanceof Error ? e.message : String(e)}.` };
-  }
-  const found = regex.exec(result.answer);
   if (!negate) {
-    return found !== null
+    return regex.test(result.answer)
       ? { passed: true, message: `The answer matches ${shown}.` }
       : { passed: false, message: `Expected the answer to match ${shown}, it does not.`, actual: result.answer };
   }
-  if (found !== null) return { passed: false, message: `Expected the answer not to match ${shown}, it does ${where(result.answer, found.index, found[0].length)}.`, actual: result.answer };
+  const found = regex.find(result.answer);
+  if (found !== undefined) return { passed: false, message: `Expected the answer not to match ${shown}, it does ${where(result.answer, found.index, found.length)}.`, actual: result.answer };
   if (cutShort(result)) return { passed: false, message: `Cannot tell whether the answer matches ${shown}: it did not complete (${describeEnd(result)}).` };
   return { passed: true, message: `The answer does not match ${shown}.` };
 }

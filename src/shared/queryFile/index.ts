@@ -2,3 +2,4 @@
 // CodeLens, diagnostics and Testing view.
 export * from './parse';
 export * from './expect';
+export * from './size';

@@ -106,7 +106,7 @@ export interface QueryEntry {
 }
 
 /** What a problem of a query file is about (a diagnostic's code). */
-export type ProblemCode = 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication';
+export type ProblemCode = 'tooLarge' | 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication';
 
 /** Something in a query file that cannot run as written (error) or looks wrong (warning). */
 export interface QueryFileProblem {
@@ -116,7 +116,7 @@ export interface QueryFileProblem {
   readonly code: ProblemCode;
   /** for unknownKey: the key it most likely meant */
   readonly suggestion?: string;
-  /** The query it belongs to (its `index`). */
+  /** The query it belongs to (its `index`); -1 for the whole file. */
   readonly queryIndex: number;
 }
 

@@ -29,7 +29,7 @@ async function lint(code: string): Promise<string[]> {
   return messages.map((message) => code.split('\n')[message.line - 1].trim());
 }
 
-const header = "import * as vscode from 'vscode';\nimport { plain, plainText, plainMarkdown, markdownText } from '../core/plainText';\ndeclare const label: string;\ndeclare const item: vscode.StatusBarItem;\n";
+const header = "import * as vscode from 'vscode';\nimport { plain, plainText, plainMarkdown, markdownText, terminalText } from '../core/plainText';\ndeclare const label: string;\ndeclare const item: vscode.StatusBarItem;\n";
 
 describe('lint: outside text reaches VS Code only through plainText', () => {
   it('fails every sink fed outside text, however the value gets there', async () => {
@@ -50,6 +50,23 @@ describe('lint: outside text reaches VS Code only through plainText', () => {
       'declare const stream: vscode.ChatResponseStream; stream.markdown(plainText(label));',
       "const result = { errorDetails: { message: label } };",
       "const result2 = { errorDetails: { message: plainText(label) } };",
+      // The Testing view, the editor's CodeLens, code actions, diagnostics and completion, panel and diff titles.
+      'declare const controller: vscode.TestController; controller.createTestItem("id", label);',
+      'declare const test: vscode.TestItem; test.label = label;',
+      'declare const run: vscode.TestRun; run.appendOutput(`Answer: ${label}`);',
+      'const tm = new vscode.TestMessage(`Expected ${label}`);',
+      'const diff = vscode.TestMessage.diff(label, "a", "b");',
+      'declare const range: vscode.Range; const lens = new vscode.CodeLens(range, { command: "x", title: `$(play) ${label}` });',
+      'declare const lens2: vscode.CodeLens; lens2.command = { command: "x", title: label };',
+      'const action = new vscode.CodeAction(`Use ${label}`, vscode.CodeActionKind.QuickFix);',
+      'declare const r: vscode.Range; const d = new vscode.Diagnostic(r, label, vscode.DiagnosticSeverity.Error);',
+      'const ci = new vscode.CompletionItem(label);',
+      'const ci2 = new vscode.CompletionItem({ label: "x", description: label });',
+      'declare const ci3: vscode.CompletionItem; ci3.detail = label;',
+      'declare const ci4: vscode.CompletionItem; ci4.documentation = label;',
+      'const panel = vscode.window.createWebviewPanel("aq", `Answer: ${label}`, 1);',
+      'declare const panel2: vscode.WebviewPanel; panel2.title = label;',
+      'declare const a: vscode.Uri; void vscode.commands.executeCommand("vscode.diff", a, a, `${label} ↔ x`);',
     ];
     for (const line of bad) {
       assert.deepEqual(await lint(header + line), [line], `expected one error for: ${line}`);
@@ -69,6 +86,15 @@ describe('lint: outside text reaches VS Code only through plainText', () => {
       'const md = new vscode.MarkdownString(plainMarkdown`**${label}**`);',
       'declare const stream: vscode.ChatResponseStream; stream.markdown(markdownText(label));',
       'const result = { errorDetails: { message: markdownText(label) } };',
+      'declare const controller: vscode.TestController; controller.createTestItem(label, plainText(label));',
+      'declare const run: vscode.TestRun; run.appendOutput(terminalText(label));',
+      'const diff = vscode.TestMessage.diff(plain`Expected ${label}`, label, label);',
+      'declare const range: vscode.Range; const lens = new vscode.CodeLens(range, { command: "x", title: "$(play) Run", arguments: [label] });',
+      'declare const r: vscode.Range; const d = new vscode.Diagnostic(r, plainText(label), vscode.DiagnosticSeverity.Error);',
+      'const ci = new vscode.CompletionItem(plainText(label)); ci.insertText = label; ci.filterText = label;',
+      'const panel = vscode.window.createWebviewPanel(label, "Answer", 1);',
+      'declare const a: vscode.Uri; void vscode.commands.executeCommand("vscode.diff", a, a, plain`${label} ↔ x`);',
+      'const state = { message: "" }; state.message = label;',
     ];
     for (const line of good) {
       assert.deepEqual(await lint(header + line), [], `expected no error for: ${line}`);

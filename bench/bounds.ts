@@ -1,0 +1,88 @@
+// Bounds on what a repository's query files can cost (`npm run bench bounds`): a `matches` regex
+// on a hostile answer, and the parser on hostile files of 512 KiB and 1 MiB. Each shape runs at 1×
+// and 2× its size; linear work takes about twice as long at 2×.
+import { checkExpectations, parseExpectation, parseQueryFile, type Expectation } from '../src/shared/queryFile';
+import type { BenchRow } from './core';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+/** 2× the input may take at most this many times as long (room for timer noise and GC on a shared machine). */
+const GROWTH_GOAL = 2.2;
+
+/** The least CPU time of a few runs of `work`, in ms (the least is the one other work disturbed least). */
+function cpuMs(work: () => void, runs = 3): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const started = process.cpuUsage();
+    work();
+    const used = process.cpuUsage(started);
+    best = Math.min(best, (used.user + used.system) / 1000);
+  }
+  return best;
+}
+
+/** Two rows for one shape: its time at 1× and at 2×, the second with the growth goal. */
+function growthRows(name: string, sizes: readonly [string, string], times: readonly [number, number]): BenchRow[] {
+  const ratio = times[1] / times[0];
+  return [
+    { name: `${name}, ${sizes[0]}`, value: `${times[0].toFixed(1)} ms CPU`, figure: times[0] },
+    { name: `${name}, ${sizes[1]}`, value: `${times[1].toFixed(1)} ms CPU (${ratio.toFixed(2)}× the 1× time)`, goal: `≤ ${GROWTH_GOAL}×`, ok: ratio <= GROWTH_GOAL, figure: times[1] },
+  ];
+}
+
+function expectation(value: string): Expectation {
+  const parsed = parseExpectation(value, { line: 0, start: 0, end: value.length });
+  if ('error' in parsed) throw new Error(parsed.error);
+  return parsed;
+}
+
+/** The issue's regex on answers that almost match (word characters, then one that is not): backtracking would never end. */
+function regexRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const [form, value] of [['matches', 'matches /^(\\w+\\s?)+$/'], ['not matches (finds the match\'s place)', 'not matches /^(\\w+\\s?)+!$/']] as const) {
+    const expect = expectation(value);
+    const times = ([4 * MiB, 8 * MiB] as const).map((size) => {
+      const answer = `${'word '.repeat(size / 5)}!`;
+      return cpuMs(() => {
+        checkExpectations([expect], { status: 200, answer, totalMs: 1, kind: 'done' });
+      });
+    });
+    rows.push(...growthRows(`expect: ${form} /^(\\w+\\s?)+$/ on a hostile answer`, ['4 MiB', '8 MiB'], [times[0], times[1]]));
+  }
+  return rows;
+}
+
+/** Query files of about `size` characters in shapes that make the parser work hardest per byte. */
+const FILE_SHAPES: readonly (readonly [string, (size: number) => string])[] = [
+  ['queries of five option lines each', (size) => {
+    const parts: string[] = [];
+    let length = 0;
+    for (let i = 0; length < size; i++) {
+      const query = `## Query ${i}\n- application: echo, other\n- expect: contains "x"\n- expect: matches /a+b/i\n- context: src/a.ts#L1-20\n\nWhat is ${i}?\n\n`;
+      parts.push(query);
+      length += query.length;
+    }
+    return parts.join('').slice(0, size);
+  }],
+  ['one query of unknown option keys (a problem and a suggestion each)', (size) => `## Q\n${'- aplication: x\n'.repeat(size / 16)}`],
+  ['empty headings (a query each)', (size) => '## \n'.repeat(size / 4)],
+  ['nested lists', (size) => `## Q\n${' - a\n  - b\n'.repeat(size / 12)}`],
+  ['one option line of commas (an empty name each)', (size) => `## Q\n- application: ${','.repeat(size)}`],
+];
+
+function parseRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const [shape, make] of FILE_SHAPES) {
+    const times = ([512 * KiB, MiB] as const).map((size) => {
+      const text = make(size);
+      return cpuMs(() => void parseQueryFile(text));
+    });
+    rows.push(...growthRows(`parseQueryFile: ${shape}`, ['512 KiB', '1 MiB'], [times[0], times[1]]));
+  }
+  return rows;
+}
+
+/** The rows of the section. */
+export function runBoundsBench(): Promise<BenchRow[]> {
+  return Promise.resolve([...regexRows(), ...parseRows()]);
+}
