@@ -1,6 +1,7 @@
 // Runs the benchmark sections and prints one table per section. Add a section by appending to
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
 import { runCancelBench } from './cancel';
+import { runCliBench } from './cli';
 import { runCompareBench } from './compare';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
@@ -31,6 +32,7 @@ const sections: BenchSection[] = [
   { name: 'lm', run: runLmBench },
   { name: 'workbench', run: runWorkbenchBench },
   { name: 'queryfiles', run: runQueryFilesBench },
+  { name: 'cli', run: runCliBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {

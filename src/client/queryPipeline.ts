@@ -30,6 +30,8 @@ export interface SendOptions {
   readonly idleTimeoutMs: number;
   readonly surface: Surface;
   readonly replayOf?: string;
+  /** Whether to keep the masked record of the exchange for a history (default true; the command line keeps none). */
+  readonly record?: boolean;
 }
 
 /** How many characters of the wire text are looked at to name the stream's shape. */
@@ -71,6 +73,11 @@ export class QueryProgress {
   /** The request goes out now (time to first byte counts from here). */
   sent(): void {
     this.sentAt = Date.now();
+  }
+
+  /** Whether a request went out (else a missing key or a setting stopped the query first). */
+  wasSent(): boolean {
+    return this.sentAt !== undefined;
   }
 
   raw(text: string): void {
@@ -143,7 +150,7 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
   if (options.signal.aborted) throw new AbortedError();
   progress.protect(options.secrets);
   progress.sent();
-  const recorder = new ExchangeRecorder({
+  const recorder = options.record === false ? undefined : new ExchangeRecorder({
     applicationId: prepared.applicationId,
     applicationLabel: prepared.label,
     surface: options.surface,
@@ -170,7 +177,7 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
     onRaw: (text) => progress.raw(text),
   });
   progress.headers(response);
-  recorder.headers(response.status, response.statusText, response.headers, response.format);
+  recorder?.headers(response.status, response.statusText, response.headers, response.format);
   out.status(response.status);
   log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
   for await (const piece of response.text) {
@@ -178,7 +185,7 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
     if (shown !== '') out.append(shown);
   }
   progress.flush(out);
-  recorder.format(response.format, detectStreamShape(response.format, progress.firstRaw));
+  recorder?.format(response.format, detectStreamShape(response.format, progress.firstRaw));
   const warnings = response.warnings.map((warning) => maskSecrets(warning, options.secrets));
   const remedies: Remedy[] = [];
   if (response.noTextExtracted()) remedies.push('showRaw');

@@ -9,8 +9,9 @@ import type { EngineSettings, KeySource } from './sources';
  * stream formats, masking and timeouts are the pipeline the editor's runner uses. Nothing asks
  * anyone: a missing key ends the query unsent, and a large request is sent without a confirmation
  * (a run on a build machine has nobody to ask; its size was chosen by whoever wrote the query file).
+ * It keeps no record of the exchanges unless asked to (there is no history to show it in).
  */
-export function pipelineSender(settings: EngineSettings, keys: KeySource, log: PipelineLog, surface: Surface = 'queryFile'): QuerySender {
+export function pipelineSender(settings: EngineSettings, keys: KeySource, log: PipelineLog, options: { readonly surface?: Surface; readonly record?: boolean } = {}): QuerySender {
   return async (input, target, signal) => {
     const progress = new QueryProgress(Date.now());
     const answer = new AnswerCollector();
@@ -25,9 +26,8 @@ export function pipelineSender(settings: EngineSettings, keys: KeySource, log: P
       const apiKey = await keys.get({ origin: prepared.origin, applicationId: prepared.applicationId });
       if (apiKey === undefined) return progress.outcome({ kind: 'error', message: `No API key for ${prepared.label} on ${prepared.service}: the query was not sent.`, retryable: false, remedies: ['setApiKey'] });
       const secrets = [...new Set([apiKey, ...keys.knownSecrets()])];
-      return sendPrepared(prepared, progress, answer, log, { apiKey, secrets, signal, headersTimeoutMs: settings.headersTimeoutMs(), idleTimeoutMs: settings.idleTimeoutMs(), surface });
+      return sendPrepared(prepared, progress, answer, log, { apiKey, secrets, signal, headersTimeoutMs: settings.headersTimeoutMs(), idleTimeoutMs: settings.idleTimeoutMs(), surface: options.surface ?? 'queryFile', record: options.record ?? false });
     });
-    const sent = progress.finish(outcome, log) !== undefined;
-    return { outcome, answer: answer.text, cut: answer.cut, sent };
+    return { outcome, answer: answer.text, cut: answer.cut, sent: progress.wasSent() };
   };
 }

@@ -9,26 +9,15 @@ import { readFenced } from '../../../src/client/queryFiles/contextFence';
 import { planQuery, runQueries, type PlannedQuery, type QueryResult } from '../../../src/client/queryFiles/engine';
 import { pipelineSender } from '../../../src/client/queryFiles/pipelineSender';
 import { knownFrom, serviceOrigin, type EngineSettings, type KeySource } from '../../../src/client/queryFiles/sources';
-import { validateBaseUrl } from '../../../src/shared/baseUrl';
-import { DEFAULT_TEMPLATE } from '../../../src/shared/template';
 import { parseQueryFile } from '../../../src/shared/queryFile';
 import { startService, type ReferenceService } from '../../../service/server';
 import { waitFor } from '../helpers/loopback';
+import { loopbackSettings } from '../../support/engineSettings';
 
 const QUIET = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function settingsFor(url: string, concurrency: number): EngineSettings {
-  const ids = ['echo', 'stall', 'echo-key', 'fail-500'];
-  return {
-    applications: () => ({ applications: ids.map((id) => ({ id })) }),
-    environments: () => ({ environments: [] }),
-    defaultTemplate: () => DEFAULT_TEMPLATE,
-    baseUrl: () => validateBaseUrl(url),
-    serviceFor: () => validateBaseUrl(url),
-    headersTimeoutMs: () => 10_000,
-    idleTimeoutMs: () => 0,
-    queryConcurrency: () => concurrency,
-  };
+  return loopbackSettings(url, ['echo', 'stall', 'echo-key', 'fail-500'], concurrency, 10_000);
 }
 
 function keysOf(service: ReferenceService): KeySource {
