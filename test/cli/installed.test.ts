@@ -3,19 +3,16 @@
 // reference service: every reporter, every exit status, a key the service echoes (masked in
 // stdout, JUnit and JSON), Ctrl+C in the middle of a run, saved and compared answers, --grep, --env.
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startService, type ReferenceService } from '../../service/server';
+import { runCollected, type Collected } from '../support/collect';
 import { cleanEnv, closedPortUrl, repoRoot, runProcess, waitFor } from './support';
 
 /** What one run of the installed binary did. */
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
+type Run = Collected;
 
 describe('application-query, packed and installed into an empty folder', function () {
   this.timeout(300_000);
@@ -99,17 +96,8 @@ describe('application-query, packed and installed into an empty folder', functio
   });
 
   /** Runs the installed binary in the workspace, with the keys in its environment unless `env` says otherwise. */
-  function run(args: readonly string[], env: Record<string, string | undefined> = {}, onStart?: (child: ReturnType<typeof spawn>) => void): Promise<Run> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(bin, args, { cwd: workspace, env: cleanEnv({ ...keyEnv, CI: 'true', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-      onStart?.(child);
-    });
+  function run(args: readonly string[], env: Record<string, string | undefined> = {}, onStart?: (child: ChildProcess) => void): Promise<Run> {
+    return runCollected(bin, args, { cwd: workspace, env: cleanEnv({ ...keyEnv, CI: 'true', ...env }) }, onStart);
   }
 
   function assertMasked(text: string, where: string): void {
@@ -186,12 +174,7 @@ describe('application-query, packed and installed into an empty folder', functio
       assert.equal(result.stdout, '', args.join(' '));
     }
     const empty = await mkdtemp(path.join(temp, 'empty-'));
-    const none = await new Promise<Run>((resolve) => {
-      const child = spawn(bin, ['test'], { cwd: empty, env: cleanEnv(keyEnv), stdio: ['ignore', 'pipe', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.once('close', (code) => resolve({ code, stdout: '', stderr }));
-    });
+    const none = await runCollected(bin, ['test'], { cwd: empty, env: cleanEnv(keyEnv) });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^application-query: No query files \(\*\.aq\.md\) under .*\n$/);
     assert.equal(service.requests.length, before, 'the service received nothing');

@@ -2,10 +2,10 @@
 // the Testing view and through the command line against the same reference service; the service
 // records byte-identical request bodies, and every query gets the same verdict.
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { runCollected } from '../support/collect';
 import { hooks, received, serviceKeys, serviceUrl, waitFor, type Recorded } from './hooks';
 
 const DIR = 'aq-cli-comparison';
@@ -78,18 +78,9 @@ describe('One engine: the Testing view and the command line send the same reques
       JSON.stringify({ 'applicationQuery.baseUrl': serviceUrl(), 'applicationQuery.applications': config.get('applications'), 'applicationQuery.requestTemplate': config.get('requestTemplate') }),
     );
     const beforeCli = queryPosts(await received()).length;
-    const cli = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'test', `${DIR}/compare.aq.md`, '--settings', `${DIR}/settings.json`, '--reporter', 'json', '--concurrency', '1'], {
-        cwd: folder(),
-        env: { PATH: process.env.PATH, APPLICATION_QUERY_KEY_ECHO: keys.echo, APPLICATION_QUERY_KEY_FAIL_500: keys['fail-500'] },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
+    const cli = await runCollected(process.execPath, [BIN, 'test', `${DIR}/compare.aq.md`, '--settings', `${DIR}/settings.json`, '--reporter', 'json', '--concurrency', '1'], {
+      cwd: folder(),
+      env: { PATH: process.env.PATH, APPLICATION_QUERY_KEY_ECHO: keys.echo, APPLICATION_QUERY_KEY_FAIL_500: keys['fail-500'] },
     });
     assert.equal(cli.code, 1, `two queries fail: ${cli.stderr}`);
     const report = JSON.parse(cli.stdout) as { queries: { query: string; verdict: string }[] };
