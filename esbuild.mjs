@@ -1,5 +1,5 @@
 // Builds the two surfaces: the extension host bundle (Node, CommonJS, `vscode` external)
-// and the webview bundle (browser). `--watch` rebuilds on change, `--production` minifies.
+// and the webview bundle (browser); and the command line's one-file bundle (cli/dist). `--watch` rebuilds on change, `--production` minifies.
 import * as esbuild from 'esbuild';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 
@@ -51,6 +51,25 @@ const webview = {
 };
 
 /**
+ * The command line (its own npm package in cli/): one file with everything it needs, no `vscode`,
+ * its version from cli/package.json. Built with the extension; the VSIX never includes it.
+ */
+const cliVersion = JSON.parse(await readFile('cli/package.json', 'utf8')).version;
+const cli = {
+  ...common,
+  entryPoints: ['src/cli/main.ts'],
+  outfile: 'cli/dist/application-query.js',
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  // Minified always: the command line starts on every CI step, and parsing less makes it start sooner.
+  minify: true,
+  sourcemap: false,
+  banner: { js: '#!/usr/bin/env node' },
+  define: { AQ_CLI_VERSION: JSON.stringify(cliVersion) },
+};
+
+/**
  * The test build: the same extension with the integration suite's hooks as its entry point, in a
  * folder of its own (`out/test-extension/`), so the product bundle carries no test code. The
  * integration lane and the extension-host benchmark load this folder as the development extension.
@@ -87,9 +106,9 @@ async function copyAssets() {
 
 await copyAssets();
 if (watch) {
-  const contexts = await Promise.all([esbuild.context(host), esbuild.context(webview)]);
+  const contexts = await Promise.all([esbuild.context(host), esbuild.context(webview), esbuild.context(cli)]);
   await Promise.all(contexts.map((c) => c.watch()));
 } else {
-  await Promise.all([esbuild.build(host), esbuild.build(webview), ...(production ? [] : [esbuild.build(testHost)])]);
+  await Promise.all([esbuild.build(host), esbuild.build(webview), esbuild.build(cli), ...(production ? [] : [esbuild.build(testHost)])]);
   if (!production) await assembleTestExtension();
 }

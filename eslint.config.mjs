@@ -15,7 +15,7 @@ const commandIdLiteral = `Literal[value=/^(${commandIds.map((id) => id.replace(/
 const noMathRandom = { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'Use crypto for ids and nonces.' };
 
 export default tseslint.config(
-  { ignores: ['lint/**', 'dist/**', 'out/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'esbuild.mjs', 'eslint.config.mjs'] },
+  { ignores: ['lint/**', 'dist/**', 'cli/dist/**', 'out/**', 'node_modules/**', '.cache/**', '.vscode-test/**', 'esbuild.mjs', 'eslint.config.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -2,6 +2,7 @@
 // `sections`. `node out/bench/run.js [name…]` runs only the named sections.
 import { runBoundsBench } from './bounds';
 import { runCancelBench } from './cancel';
+import { runCliBench } from './cli';
 import { runCompareBench } from './compare';
 import { runCoreBench, type BenchRow } from './core';
 import { runExtHostBench } from './exthost';
@@ -33,6 +34,7 @@ const sections: BenchSection[] = [
   { name: 'workbench', run: runWorkbenchBench },
   { name: 'queryfiles', run: runQueryFilesBench },
   { name: 'bounds', run: runBoundsBench },
+  { name: 'cli', run: runCliBench },
 ];
 
 function printTable(title: string, rows: readonly BenchRow[]): void {

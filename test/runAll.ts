@@ -60,6 +60,8 @@ function lanes(root: string): Lane[] {
   const reporter = ['--reporter', path.join(root, 'out', 'test', 'support', 'reporter.js')];
   return [
     { name: 'unit', args: [mocha, '--config', '.mocharc.json', ...reporter], needs: {} },
+    // The command line packed, installed into an empty folder with npm, and run against the reference service.
+    { name: 'cli', args: [mocha, '--no-config', ...reporter, '--timeout', '300000', '--exit', 'out/test/cli/**/*.test.js'], needs: {} },
     {
       name: 'browser',
       args: [mocha, '--no-config', ...reporter, '--timeout', '60000', '--exit', 'out/test/browser/**/*.test.js'],

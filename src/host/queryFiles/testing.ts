@@ -1,15 +1,16 @@
 import * as vscode from 'vscode';
-import { formatBytes, formatDuration } from '../../shared/format';
-import { KeyedLimiter } from '../../shared/limiter';
+import { AnswerCollector, planQuery, runQueries, type PlannedQuery, type QueryResult, type QuerySender, type SentQuery } from '../../client/queryFiles/engine';
+import { outcomeFacts } from '../../client/queryFiles/facts';
+import { serviceOrigin } from '../../client/queryFiles/sources';
 import type { QueryOutcome } from '../../shared/outcome';
-import type { QueryInput } from '../../shared/prepare';
 import { plain, plainText, terminalText } from '../../shared/plainText';
-import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
+import type { ExpectationResult, QueryEntry } from '../../shared/queryFile';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
 import type { QueryInfo, QuerySink } from '../query/types';
 import type { QueryFileCatalog, CatalogEntry } from './catalog';
-import { knownNames, planQuery, type PlanDeps } from './plan';
+import { contextReader } from './contextFiles';
+import { knownNames, type PlanDeps } from './plan';
 import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
 import { requireTrust, TRUST_MESSAGE } from './trust';
 
@@ -17,24 +18,16 @@ import { requireTrust, TRUST_MESSAGE } from './trust';
 export const CONTROLLER_ID = 'applicationQuery.queries';
 const CONTROLLER_LABEL = 'Application Query';
 
-/** How many characters of an answer are kept to check expectations against (the rest is counted, not kept). */
-const ANSWER_CAP_CHARS = 4 * 1024 * 1024;
-
 /** What the Testing view needs. */
 export interface QueryTestingDeps extends PlanDeps {
   readonly runner: QueryRunner;
   readonly catalog: QueryFileCatalog;
 }
 
-/** A leaf ready to send: its query as the file says now, and where it goes. */
-interface PlannedLeaf {
+/** What the Testing view keeps with each planned query to report it. */
+interface Leaf {
   readonly item: vscode.TestItem;
   readonly file: vscode.Uri;
-  readonly query: QueryEntry;
-  readonly target: QueryTarget;
-  readonly input: QueryInput;
-  /** The origin it goes to (the limiter's key). */
-  readonly service: string;
 }
 
 /** Which query (and which of its applications) a test item stands for. */
@@ -176,7 +169,7 @@ export class QueryTesting implements vscode.Disposable {
     fileItem.children.replace(children);
   }
 
-  /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once. */
+  /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once (the engine's run). */
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.controller.createTestRun(request, undefined, true);
     const leaves = this.leaves(request);
@@ -187,7 +180,6 @@ export class QueryTesting implements vscode.Disposable {
         return;
       }
       for (const leaf of leaves) run.enqueued(leaf);
-      const limiter = new KeyedLimiter(this.deps.settings.queryConcurrency());
       // Stop in the Testing view cancels the run's own token (also for a run Run Query File started); a profile's run has the request's too.
       await withAbortSignal(token, (request) =>
         withAbortSignal(run.token, async (view) => {
@@ -195,13 +187,29 @@ export class QueryTesting implements vscode.Disposable {
           const files = new Map<string, Promise<CatalogEntry | undefined>>();
           const known = knownNames(this.deps);
           const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
-          return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal)));
+          await runQueries(planned, this.send, {
+            concurrency: this.deps.settings.queryConcurrency(),
+            signal,
+            listener: { started: (leaf) => run.started(leaf.tag.item), ended: (leaf, result) => this.report(run, leaf, result) },
+          });
         }),
       );
     } finally {
       run.end();
     }
   }
+
+  /** The editor's way to send a query of a test run: through the runner, so it is masked, timed and recorded in History like any other. */
+  private readonly send: QuerySender = async (input, target, signal) => {
+    const answer = new CollectSink();
+    const outcome = await this.deps.runner.run(input, [answer], {
+      surface: 'queryFile',
+      signal,
+      promptForKey: false,
+      ...(target.environment === undefined ? {} : { environment: target.environment }),
+    });
+    return { outcome, answer: answer.text, cut: answer.cut, sent: outcome.httpStatus !== undefined || outcome.exchangeId !== undefined };
+  };
 
   /** The items that run: the asked-for ones, or all; a file or a query with children expands to its leaves; excluded ones are left out. */
   private leaves(request: vscode.TestRunRequest): vscode.TestItem[] {
@@ -229,10 +237,11 @@ export class QueryTesting implements vscode.Disposable {
   }
 
   /**
-   * What one leaf sends, read from the file as it is now (its plan), or undefined after reporting
-   * why it cannot run. Every leaf is planned before any is queued, so the queue follows file order.
+   * Which query one leaf runs and where, from the file as it is now (its plan), or undefined after
+   * reporting why it cannot run. Every leaf is planned before any is queued, so the queue follows
+   * file order; context files are read only when a query's turn comes.
    */
-  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedLeaf | undefined> {
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedQuery<Leaf> | undefined> {
     const ref = this.refs.get(item);
     if (ref === undefined) return undefined;
     // Each file is read and parsed once per run, however many of its queries run.
@@ -247,71 +256,43 @@ export class QueryTesting implements vscode.Disposable {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
       return undefined;
     }
-    const plan = await planQuery(ref.file, query, this.deps, known);
+    const plan = planQuery(query, known);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
       return undefined;
     }
     const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
-    const service = target.environment === undefined ? this.deps.settings.baseUrl() : this.deps.settings.serviceFor(target.environment);
-    return { item, file: ref.file, query, target, input: plan.input(target), service: service.ok ? service.origin : '' };
+    return { tag: { item, file: ref.file }, query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
   }
 
-  /** Sends one planned leaf when its service has a free place, and reports it. */
-  private async runLeaf(run: vscode.TestRun, leaf: PlannedLeaf, limiter: KeyedLimiter, signal: AbortSignal): Promise<void> {
-    await limiter.run(leaf.service, async () => {
-      if (signal.aborted) {
-        run.skipped(leaf.item);
+  /** One leaf's result in the Testing view: the answer and its facts in the output, then its state. */
+  private report(run: vscode.TestRun, leaf: PlannedQuery<Leaf>, result: QueryResult): void {
+    const { item, file } = leaf.tag;
+    const { query, target } = leaf;
+    if (result.sent !== undefined) run.appendOutput(terminalText(outputText(query, target, result.sent)), undefined, item);
+    switch (result.verdict) {
+      case 'skipped':
+        run.skipped(item);
         return;
+      case 'errored':
+        // Nothing was sent (no key, a setting, a context file): the query could not be tested.
+        run.errored(item, located(new vscode.TestMessage(plainText(result.message)), file, result.line), result.sent?.outcome.durationMs);
+        return;
+      case 'passed':
+        run.passed(item, result.sent.outcome.durationMs);
+        return;
+      case 'failed':
+        run.failed(
+          item,
+          result.checks.filter((check) => !check.passed).map((check) => failureMessage(check, file, query)),
+          result.sent.outcome.durationMs,
+        );
+        return;
+      default: {
+        const never: never = result;
+        return never;
       }
-      run.started(leaf.item);
-      const sink = new CollectSink();
-      const outcome = await this.deps.runner.run(leaf.input, [sink], {
-        surface: 'queryFile',
-        signal,
-        promptForKey: false,
-        ...(leaf.target.environment === undefined ? {} : { environment: leaf.target.environment }),
-      });
-      this.report(run, leaf.item, leaf.file, leaf.query, leaf.target, sink, outcome);
-    });
-  }
-
-  private report(run: vscode.TestRun, item: vscode.TestItem, file: vscode.Uri, query: QueryEntry, target: QueryTarget, sink: CollectSink, outcome: QueryOutcome): void {
-    const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
-    const facts = [
-      outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
-      outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
-      `total ${formatDuration(outcome.durationMs)}`,
-      `${formatBytes(outcome.wireBytes)} received`,
-      `${outcome.textChars} characters`,
-    ].filter((part) => part !== undefined);
-    const lines = [`── ${header}`, facts.join(' · ')];
-    if (outcome.message !== undefined) lines.push(outcome.message);
-    if (outcome.warning !== undefined) lines.push(outcome.warning);
-    lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
-    // Not at a location: the answer would be drawn over the query file, line after line.
-    run.appendOutput(terminalText(lines.join('\n')), undefined, item);
-
-    if (outcome.kind === 'stopped') {
-      run.skipped(item);
-      return;
     }
-    if (outcome.httpStatus === undefined && outcome.exchangeId === undefined) {
-      // Nothing was sent (no key, a setting): the query could not be tested.
-      run.errored(item, located(new vscode.TestMessage(plainText(outcome.message ?? 'Not sent.')), file, query.headingLine), outcome.durationMs);
-      return;
-    }
-    const results = checkExpectations(query.expect, {
-      status: outcome.httpStatus,
-      answer: sink.text,
-      firstByteMs: outcome.firstByteMs,
-      totalMs: outcome.durationMs,
-      kind: outcome.kind,
-      message: outcome.message,
-    });
-    const failed = results.filter((result) => !result.passed);
-    if (failed.length === 0) run.passed(item, outcome.durationMs);
-    else run.failed(item, failed.map((result) => failureMessage(result, file, query)), outcome.durationMs);
   }
 
   dispose(): void {
@@ -343,26 +324,21 @@ function basename(uri: vscode.Uri): string {
 }
 
 /** Keeps an answer's text (up to a cap) to check expectations against. */
-class CollectSink implements QuerySink {
-  text = '';
-  cut = false;
-
+class CollectSink extends AnswerCollector implements QuerySink {
   start(_info: QueryInfo): void {}
 
-  status(_httpStatus: number): void {}
-
-  append(text: string): void {
-    if (this.cut) return;
-    const room = ANSWER_CAP_CHARS - this.text.length;
-    if (text.length > room) {
-      this.text += text.slice(0, room);
-      this.cut = true;
-    } else {
-      this.text += text;
-    }
-  }
-
   end(_outcome: QueryOutcome): void {}
+}
+
+/** What the test output shows of one exchange: where it went, its facts, its messages and the answer. */
+function outputText(query: QueryEntry, target: QueryTarget, sent: SentQuery): string {
+  const { outcome } = sent;
+  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
+  const lines = [`── ${header}`, outcomeFacts(outcome)];
+  if (outcome.message !== undefined) lines.push(outcome.message);
+  if (outcome.warning !== undefined) lines.push(outcome.warning);
+  lines.push('', sent.answer + (sent.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sent.answer.length}]` : ''), '');
+  return lines.join('\n');
 }
 
 /** What of the known names decides the tree (ids, names, environments, the current application). */
