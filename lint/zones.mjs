@@ -3,7 +3,7 @@
 // import's path before it compares; test/unit/lint/layers.test.ts proves the fences hold.
 
 /** The extension host's surfaces: each uses the runner and the platform, never another surface (but for types). */
-export const SURFACES = ['commands', 'answerPanel', 'sidebarChat', 'vscodeChat', 'history', 'output', 'applications', 'queryFiles', 'compare'];
+export const SURFACES = ['commands', 'answerPanel', 'sidebarChat', 'vscodeChat', 'history', 'output', 'applications', 'queryFiles', 'compare', 'walkthrough'];
 
 const BELOW_SURFACES = ['shared', 'client', 'host/platform', 'host/query'];
 

@@ -26,6 +26,7 @@ import { registerQueryFiles } from './host/queryFiles';
 import { registerCompare } from './host/compare';
 import { AnswerDocuments } from './host/platform/answerDocuments';
 import type { QueryTesting } from './host/queryFiles/testing';
+import { registerWalkthrough } from './host/walkthrough/walkthrough';
 
 /** The long-lived parts of the extension (the test build's entry point reads them; the product exports nothing). */
 export interface ExtensionParts {
@@ -75,6 +76,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
   const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel, compare });
+  registerWalkthrough(context, { settings, keys, history, log });
   return { settings, keys, log, registry, runner, channel, history, historyView, current, queryTesting };
 }
 

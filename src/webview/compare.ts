@@ -172,9 +172,8 @@ class Column {
       surface: 'panel',
       // Four answers at once keep the page's main thread and the other core busy (layout, raster):
       // text sent to the worker came back frames later and held up the code the worker
-      // highlights for every column. `npm run bench renderer-compare` measured every column's
-      // last byte → final DOM 2 to 7 times longer with long paragraphs there, and the list and
-      // generated columns' 5 times longer with every answer's blocks there; here the page renders text.
+      // highlights for every column, so every column was final much later after its last byte
+      // (`npm run bench renderer-compare` measures it); here the page renders text.
       textOffThread: false,
       post,
       rendered: () => this.answerChanged(changed, (scroller) => scroller.update()),

@@ -18,8 +18,8 @@ export interface TurnContext {
   /**
    * Called after a message changed the DOM of the turns (a turn added, with its text or without; an
    * answer's end shown): the view follows it in the next animation frame. Read at once, the layout
-   * would be one of the message's own: 1.5 to 7.7 ms of style and layout in a conversation of
-   * twenty answers, and in a trace one such end held up the worker's reply with its answer's first
+   * would be one of the message's own (style and layout that grow with the conversation), and in
+   * a trace one such end held up the worker's reply with its answer's first
    * text (a short answer's end comes right after it).
    */
   changed(): void;

@@ -83,9 +83,9 @@ export function exchangeQuestion(exchange: Exchange): string {
 
 /**
  * How long the History view waits after a change before the workbench redraws it; the changes in
- * that time make one redraw. A redraw of its rows (up to 200) took the workbench's main thread
- * about 17 ms (code-server, 2 cores) at the moment an answer ends, which for a short answer is the
- * moment its text is to be painted; a run of many queries (a query file's, a Compare's) redrew it
+ * that time make one redraw. A redraw of its rows (up to 200) takes the workbench's main thread
+ * about a frame at the moment an answer ends, which for a short answer is the moment its text is
+ * to be painted (`npm run bench workbench`, first text painted); a run of many queries (a query file's, a Compare's) redrew it
  * once for each answer.
  */
 const REFRESH_DELAY_MS = 250;

@@ -42,8 +42,8 @@ function initToken(token: Token, type: string, tag: string, nesting: Nesting): v
 
 /**
  * A markdown-it instance with the options both sides parse with. Its block parser makes tokens
- * about three times faster: markdown-it 15's build defines each of a token's 13 fields through a
- * generic helper, which was most of a block parse's time (10 MiB: 1.45 s, then 0.44 s, in Node).
+ * faster: markdown-it 15's build defines each of a token's fields through a generic helper, which
+ * was most of a block parse's time (`npm run bench core`, HeldText, measures the parse).
  * The block state's `push` is replaced by one that does the same, making a token of the same class
  * with the same fields in the same order; it is checked against a token made by markdown-it.
  */
@@ -84,9 +84,9 @@ function sameShape(stock: Token): boolean {
  * Long runs of children are grouped: the first GROUP_SIZE stay where they are, every GROUP_SIZE
  * after them go into a group element of their own (see webview/render/groups.ts). A group the view
  * shows is laid out whole, and while the view follows a fast answer every group is the newest, in
- * view, at the end of some frame: smaller groups lay out less of what only streams past (32
- * instead of 64 halved the layout of a 1 MiB answer at 1 MiB/s). More groups cost the browser more
- * to watch while they wait (see lazy.ts), so not smaller still.
+ * view, at the end of some frame: smaller groups lay out less of what only streams past. More
+ * groups cost the browser more to watch while they wait (see lazy.ts), so not smaller still.
+ * `npm run bench renderer-shapes` (the browser's layout rows) measures the balance.
  */
 export const GROUP_SIZE = 32;
 
@@ -124,8 +124,8 @@ export class TextNormalizer {
  * Parses the block structure of `text` (normalized; markdown-it's block pass only, never its inline
  * pass) into `tokens`, and returns the start offset of each of its lines as {@link lineStarts}
  * gives them. The block state finds every line's start before it parses, so they are not searched
- * for again: a search of its own was about a tenth of the time the extension host spends holding a
- * 10 MiB answer back (`npm run bench core`, HeldText).
+ * for again: a search of its own was a sizeable share of the time the extension host spends
+ * holding an answer back (`npm run bench core`, HeldText).
  */
 export function parseBlockLines(md: Markdown, text: string, env: MarkdownIt.Env, tokens: Token[]): number[] {
   if (text === '') return [0];
@@ -214,9 +214,8 @@ export function findBoundary(tokens: readonly Token[], text: string, starts: rea
 
 /** How high a group of `lines` lines and `length` characters is guessed to be, in `em` (for a group not rendered yet). */
 export function estimatedHeight(lines: number, length: number): number {
-  // About a line per source line (spacing included) plus wrapping: measured within 5 % of the
-  // rendered height for answers of mixed headings, paragraphs, lists, code, tables and quotes in a
-  // 900 px wide view.
+  // About a line per source line (spacing included) plus wrapping: close to the rendered height of
+  // answers of mixed headings, paragraphs, lists, code, tables and quotes in a view of usual width.
   return Math.ceil(lines * 0.95 + length / 150);
 }
 

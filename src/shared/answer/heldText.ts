@@ -22,11 +22,10 @@ import type { HeldGroup, HeldReferences } from '../protocol';
 
 /**
  * Text is held only when more than this is waiting to be passed over at once: low enough that a
- * flood is held from its first large batch on. At 128 KiB (and the newest 16 KiB kept, below) the
- * webview got about 100 K characters of a 10 MiB answer as text before anything was held, and
- * rendered them while the extension host cut the rest, in frames of 13-31 ms of processor time
- * that took up to 103 ms with one core busy (`npm run bench workbench`, the 10 MiB answer's longest
- * stall; README, *The flood's first text*).
+ * flood is held from its first large batch on. Higher, the webview got the flood's first hundred
+ * thousand characters as text before anything was held and rendered them in long frames while
+ * the extension host cut the rest. `npm run bench workbench` (the 10 MiB answer's longest stall)
+ * measures it.
  */
 export const HOLD_AT = 32 * 1024;
 /**
@@ -47,10 +46,9 @@ const PARSE_WINDOW = 64 * 1024;
  * once the text after what was parsed has grown by as much as was parsed, or by this much,
  * whichever is less: each parse reads the block from its start. Until then its text goes over as
  * text (or, with more to follow, waits), as after a parse that finds no cut; so about this much of
- * what follows the block's end, at most, goes over unheld. Parsed again for every batch, a 512 KiB
- * code block passed in batches of 48 KiB (a busy extension host's flushes, each more than HOLD_AT)
- * took 26 ms in all, up to 5 ms a batch; now 7 ms, up to 3 ms (plain Node, `npm run bench core`,
- * HeldText rows).
+ * what follows the block's end, at most, goes over unheld. Parsed again for every batch, a long
+ * code block arriving in many batches (a busy extension host's flushes) costs time that grows with
+ * the square of its length. `npm run bench core` (the HeldText rows) measures it.
  */
 const REPARSE_AFTER = 256 * 1024;
 

@@ -392,8 +392,8 @@ export class FenceStream implements BlockStream {
   /**
    * Until when highlighting (or placing the worker's highlighted pieces) goes on in this frame:
    * HIGHLIGHT_BUDGET_MS, but not past the frame's `deadline` (the block's share of a frame that
-   * several answers share, see FrameLoop in pacer.ts: taking 8 ms whatever the share, a Compare
-   * panel's code column took 9 to 14 ms of frames whose share for it was 2 to 5 ms). The worker's
+   * several answers share, see FrameLoop in pacer.ts: taking its own budget whatever the share, a
+   * Compare panel's code column took several times its share of the frame). The worker's
    * pieces are placed one a frame at least all the same. `drain`: all of it now.
    */
   private highlightBy(drain: boolean, deadline: number): number {

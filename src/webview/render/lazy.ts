@@ -69,8 +69,8 @@ export type FenceRender = (element: HTMLElement, text: string) => BlockStream | 
 
 /**
  * A fenced code block in a waiting group longer than this is rendered over frames (FenceRender)
- * instead of in one piece: a group holding 100 KiB of TypeScript took one frame of 150 ms to
- * come into view (highlighting it whole), as the reader scrolled back to it.
+ * instead of in one piece: highlighted whole, a long block froze the view for several frames as
+ * the reader scrolled back to it.
  */
 const LONG_FENCE = 8 * 1024;
 /** A long code block shown on makes at least this much headway (ms), however late in the frame: one piece of its code. */
@@ -115,8 +115,8 @@ interface HeldRun {
 /**
  * While the view is within a screen of the end of what scrolls it, only the newest waiting groups
  * can come near it: only this many are watched then. Each watched group costs the browser work in
- * every frame the view scrolls (thousands of them cost 10 ms and more a frame while an answer
- * streams in and the view follows it). Elsewhere, and until a scroll has shown where the view
+ * every frame the view scrolls (thousands of them cost a sizeable part of each frame while an
+ * answer streams in and the view follows it). Elsewhere, and until a scroll has shown where the view
  * is, every waiting group is watched.
  */
 const WATCHED_NEWEST = 16;

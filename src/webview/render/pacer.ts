@@ -5,10 +5,10 @@ const LEAST_BUDGET_MS = 8;
 /**
  * The whole frame the render's budget is fitted to: the render, plus what the page does besides
  * (style, layout, paint, other frames' callbacks, messages and timers between frames). Two frames
- * at 60 Hz. At 50 ms (three frames) the pacer's steady state was a three-frame gap, and any
- * message or collection between two frames made a stall of four or five (a 10 MiB answer in the
- * workbench: 2 to 5 gaps over 50 ms a run); fitted to two frames, one such task still lands
- * within 50 ms. In a plain page the budget stays FULL_BUDGET_MS.
+ * at 60 Hz. Fitted to three frames, the pacer's steady state was a three-frame gap, and any
+ * message or collection between two frames made a stall past the workbench's stall goal; fitted to
+ * two, one such task still lands within it (`npm run bench workbench`, the stall rows). In a plain
+ * page the budget stays FULL_BUDGET_MS.
  */
 const FRAME_TARGET_MS = 33;
 /** A gap longer than this between two frames is a page that was hidden or asleep: it says nothing about the work. */
@@ -16,9 +16,9 @@ const GAP_IGNORED_MS = 1000;
 
 /**
  * Fits each frame's render budget to how busy the page is. A renderer that takes its full budget
- * every frame in a page that spends another 60 ms a frame on layout, paint and its own tasks (a
- * webview inside the VS Code workbench, which shares its main thread) makes frames of 80 ms and
- * more. The pacer measures, across frames that follow each other, the time between the starts of
+ * every frame in a page that spends several frames' time on layout, paint and its own tasks (a
+ * webview inside the VS Code workbench, which shares its main thread) makes frames far past the
+ * frame target. The pacer measures, across frames that follow each other, the time between the starts of
  * two renders less the first render's own time, the page's share, and keeps the render's budget
  * to what is left of FRAME_TARGET_MS, between LEAST_BUDGET_MS and FULL_BUDGET_MS.
  */
@@ -94,11 +94,11 @@ export class WindowPace {
  * Whether a render whose text has all come (an answer that has ended, a block whose end has come)
  * goes on past its share of the frame: until `finishBy`, a whole frame's budget (FULL_BUDGET_MS)
  * from the render's start. Its end is then final in this frame instead of the next, with a share
- * of a frame (four answers in a Compare panel, whose frames come 50 to 80 ms apart) and in a busy
- * page. Not only when the pace of its windows says the rest is done by then: with one core busy,
- * the pace of a Compare column's windows while it streamed (0.6 to 1 ms per KiB) was two to three
- * times what its last 21 KiB then took, and its end waited 50 to 60 ms for the next frame. Past
- * its share, its windows are sized to `finishBy`.
+ * of a frame (four answers in a Compare panel, whose frames come several frames apart) and in a
+ * busy page. Not only when the pace of its windows says the rest is done by then: in a busy page,
+ * the pace a Compare column's windows showed while it streamed overstated what its last text took,
+ * and its end waited for the next frame (`npm run bench renderer-compare`, last byte to final DOM).
+ * Past its share, its windows are sized to `finishBy`.
  */
 export function finishesBy(finishBy: number): boolean {
   return performance.now() < finishBy;
@@ -136,8 +136,8 @@ const ENDING_SHARE_MS = LEAST_BUDGET_MS;
  * left (an answer that has ended, at least ENDING_SHARE_MS).
  *
  * A renderer's least step (a window of text, a group coming into view, a block it freezes) can
- * take several times a small share: four streaming answers in a busy page, each given 2 ms of an
- * 8 ms budget, made frames of 45 to 80 ms of script (`npm run bench renderer-compare`). So once
+ * take several times a small share: four streaming answers in a busy page, each given a quarter of
+ * the least budget, made frames far past the target (`npm run bench renderer-compare`). So once
  * the budget is spent, the renderers still due wait for the next frame, where they go first: the
  * clients go in the order they were last served (the longest waiting first, ties taking turns),
  * so each renders at least every few frames. The first client of a frame always renders, and an

@@ -224,9 +224,9 @@ function startsSentence(text: CutText, at: number): boolean {
  * first word that starts after that point, if the text before it leaves nothing open whatever the
  * answer defines (then it renders alone as it does in the whole paragraph, and definitions that
  * come later change no cut); otherwise the length it needs doubles (the checks cost a bounded
- * multiple of the text). Cut at any word, the bench's 1 MiB paragraphs left something open (a
- * link's text, an emphasis) at 3 to 6 of about 120 chunks, each costing four chunks' parse in one
- * frame (and one chunk grew to 64 KiB); cut at a sentence, none.
+ * multiple of the text). Cut at any word, the bench's long paragraphs left something open (a
+ * link's text, an emphasis) at a few chunks, each costing several chunks' parse in one frame;
+ * cut at a sentence, none (`npm run bench renderer-shapes`, the paragraph).
  */
 export class TextCutter {
   /** Where the current chunk starts. */

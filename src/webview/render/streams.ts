@@ -85,9 +85,9 @@ export interface BlockStream {
  * end, until the frame's budget is spent (at most a whole frame's, FULL_BUDGET_MS; at least one
  * window); the rest waits for the next frame. A container (or a paragraph the page renders) that
  * loses ground (see Backlog in lazy.ts) gets CATCH_UP_MS past the budget: with its share of a
- * Compare panel's frame and one core busy, a 1 MiB list fell further behind every frame without
- * them (its last byte → final DOM 259 ms). One that keeps up never takes them: taken in every
- * frame, they made the list's and the table's frames the longest of the shapes. Each window is
+ * Compare panel's frame in a busy page, a long list fell further behind every frame without them.
+ * One that keeps up never takes them: taken in every frame, they made the list's and the table's
+ * frames the longest of the shapes (`npm run bench renderer-shapes` and `renderer-compare`). Each window is
  * cut to what fits in the time left at the pace the container's windows have shown, not below
  * CONTAINER_LEAST_WINDOW, and no window starts that would not fit the least.
  * After a window that finishes no child, the next is twice as long whatever the time left (so a
@@ -105,8 +105,9 @@ function streamDeadline(frameDeadline: number, backlog: Backlog, behind: number,
 }
 /**
  * The most text a paragraph the page renders leaves for later frames (see ParagraphStream). Its
- * end freezes what is left at once, so this bounds that frame too. At 24 KiB, a Compare column
- * that had waited three frames for its share froze 65 KiB in one frame (54 ms, one core busy).
+ * end freezes what is left at once, so this bounds that frame too. Half as much made a Compare
+ * column that had waited frames for its share freeze far more than this in one long frame
+ * (`npm run bench renderer-compare`, the longest frame).
  */
 const PARAGRAPH_LAG = 48 * 1024;
 /** While a paragraph lags, its text after the frozen chunks shows in plain blocks of about this many code units (see ParagraphStream.showLag). */
@@ -140,8 +141,7 @@ export function placeBlock(host: StreamHost, html: string): { element: Element |
  * A stream's view of the tail (which starts with its block): the text from some offset on, kept
  * from the text each call appended. The renderer builds the tail by appending, and V8 copies such
  * a string whole at its first read: read every frame, a block of n characters cost n²/2 copied
- * (a paragraph: 69 ms of copies for 1 MiB, 264 ms for 2 MiB; a list or a code block 26 and 96
- * ms, in Node).
+ * (`npm run bench renderer-shapes`, total time at 2× size, shows it).
  * What a frame reads is near the end.
  */
 export class TailText {
@@ -215,9 +215,9 @@ export class TailText {
  * same result. It freezes chunks until its share of the frame is spent: at least one a frame,
  * CATCH_UP_MS more while it loses ground (as a container does), and all it must to stay within
  * PARAGRAPH_LAG. While chunks are left for later frames, the text after the frozen ones shows as
- * plain text instead of being rendered again each frame. In a Compare panel of four answers with
- * one core busy, a paragraph that froze all it could each frame froze 33 to 65 KiB in its first
- * frames (it had waited frames for its share), in 17 to 54 ms of a panel's frame of 50 ms and more.
+ * plain text instead of being rendered again each frame. In a busy Compare panel of four answers,
+ * a paragraph that froze all it could each frame (it had waited frames for its share) took most of
+ * a panel's frame (`npm run bench renderer-compare`).
  */
 export class ParagraphStream implements BlockStream, TextSink {
   readonly placement: Placement;
@@ -929,10 +929,9 @@ export class ContainerStream implements BlockStream {
    * `makeItemsWait`): one window a frame while the list streams; once no more text comes to it
    * (the answer ended, or held groups follow), window after window until `until` (a whole
    * frame's budget from the frame's start), so that a list that ended far behind is final in
-   * this frame. Making items wait costs a parse of their blocks only: a window of 64 KiB took
-   * 1.4 to 6.4 ms in a Compare panel with one core busy, where rendering the same text takes
-   * ten times as long; a list that ended 85 to 210 KiB behind, one window a frame, took two or
-   * three frames (up to 156 ms) to be final.
+   * this frame. Making items wait costs a parse of their blocks only, far less than rendering
+   * the same text; one window a frame, a list that ended far behind took several frames to be
+   * final (`npm run bench renderer-compare`, last byte to final DOM).
    */
   private letItemsWait(tail: string, complete: boolean, deadline: number, until: number): void {
     for (;;) {

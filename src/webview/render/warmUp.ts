@@ -84,9 +84,9 @@ const EMOJI = '🚀✅⚠️';
  * answer's markup gives it (webview.css), then the scripts answers often mix in. The first time a
  * page lays out text in a font at a size, the browser asks its own process, synchronously, how to
  * render it (and for a script the page's fonts lack, which font has it, and loads that font). In
- * the workbench the webview shares its process's main thread with the whole workbench: a 10 MiB
- * answer's first frame waited 14-17 ms for each of two such answers, in a 36 ms layout of 363
- * layout objects (later frames laid out twice as many in 1.5 ms). Laid out one at a time while
+ * the workbench the webview shares its process's main thread with the whole workbench: an
+ * answer's first frame waited for each such answer, and its layout took many times as long as
+ * later frames' (`npm run bench workbench`, first text painted). Laid out one at a time while
  * the page is idle, before an answer comes, no frame of an answer waits for them, and no step of
  * the warm-up takes more than one or two such waits.
  */
@@ -126,15 +126,15 @@ const STEP_IDLE_MS = 40;
 /**
  * How long after an answer's last text the warm-up waits. A webview opens for an answer that
  * starts at once (a new answer panel): steps run while it streamed, in the idle periods between its
- * bursts and by the timeout once used here, held up its frames (in the workbench, up to 66 ms of
- * grammars and sample answers in one idle callback while a 10 MiB answer streamed). The answer's
+ * bursts and by the timeout once used here, held up its frames (in the workbench, grammars and
+ * sample answers in one idle callback while a long answer streamed). The answer's
  * own frames compile what it uses; the rest waits for calm.
  */
 const QUIET_MS = 1000;
 
 /**
  * The idle time a font sample waits for: one sample takes a layout of a few layout objects, and at
- * most one or two of the browser's font answers (see FONT_SAMPLES), 1-17 ms.
+ * most one or two of the browser's font answers (see FONT_SAMPLES): short, but not always.
  */
 const FONT_IDLE_MS = 10;
 

@@ -69,6 +69,11 @@ export async function outputChannelText(page: Page, channel: string, workbench?:
  * `logs/<session>/exthost*\/<extension id>/<channel>.log` (log channels).
  */
 export function outputChannelFile(workbench: Pick<Workbench, 'userDataDir'>, channel: string): string | undefined {
+  return outputChannelFiles(workbench, channel).at(-1);
+}
+
+/** Every file an output channel was written to, one per window session (sorted: the newest last). */
+export function outputChannelFiles(workbench: Pick<Workbench, 'userDataDir'>, channel: string): string[] {
   const logs = path.join(workbench.userDataDir, 'logs');
   const found: string[] = [];
   const visit = (dir: string, depth: number): void => {
@@ -80,7 +85,7 @@ export function outputChannelFile(workbench: Pick<Workbench, 'userDataDir'>, cha
     }
   };
   visit(logs, 0);
-  return found.sort().at(-1);
+  return found.sort();
 }
 
 /** Polls an output channel until its text matches (shows the channel once, then rereads). */

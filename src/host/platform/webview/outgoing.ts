@@ -19,10 +19,10 @@ const MAX_IN_FLIGHT = 512 * 1024;
 /**
  * The most of a backlog cut into held groups in one task (code units); the rest is cut in tasks of
  * their own, one after the other, with whatever else the extension host has to do between them.
- * Cut at once, a 10 MiB backlog held the extension host's event loop for about 200 ms (in plain
- * Node, `npm run bench core`, Outgoing row; 131 to 330 ms in the workbench): no other extension's
- * work ran, and no message was taken in, meanwhile. In slices of 256 KiB its longest hold is about
- * 14 ms, in 38 tasks (512 KiB: 20 ms; 128 KiB: 13 ms, in twice as many).
+ * Cut at once, a large backlog holds the extension host's event loop long enough that no other
+ * extension's work runs and no message is taken in meanwhile. This size keeps each hold short
+ * while the number of tasks stays small: a smaller slice barely shortens the hold and doubles the
+ * tasks. `npm run bench core` (the Outgoing row) measures the hold.
  */
 export const CUT_SLICE = 256 * 1024;
 
