@@ -15,10 +15,16 @@ const folder = (): string => {
   return first.uri.fsPath;
 };
 
-/** A query file of `bytes` bytes: queries of about 100 bytes each. */
+/** A query file of at most `bytes` bytes (ASCII): numbered queries of about 100 bytes each. */
 function queryFileOf(bytes: number): string {
-  const query = '## Query\n- application: echo\n- expect: matches /^(\\w+\\s?)+$/\n\nWhat is in the release notes?\n\n';
-  return query.repeat(Math.ceil(bytes / query.length)).slice(0, bytes);
+  const parts: string[] = [];
+  let length = 0;
+  for (let i = 0; ; i++) {
+    const query = `## Query ${i}\n- application: echo\n- expect: matches /^(\\w+\\s?)+$/\n\nWhat is in the release notes?\n\n`;
+    if (length + query.length > bytes) return parts.join('');
+    parts.push(query);
+    length += query.length;
+  }
 }
 
 /** Opens a file in an editor and waits for its diagnostics. */
@@ -40,8 +46,9 @@ describe('Query files: a file over the size limit is listed with its problem, ne
     await mkdir(path.join(folder(), DIR), { recursive: true });
     const big = vscode.Uri.file(path.join(folder(), DIR, 'big.aq.md'));
     const small = vscode.Uri.file(path.join(folder(), DIR, 'small.aq.md'));
-    await writeFile(big.fsPath, queryFileOf(10 * 1024 * 1024));
-    await writeFile(small.fsPath, queryFileOf(QUERY_FILE_MAX_BYTES - 4096).replace(/## Query/g, (_, at: number) => `## Query ${at}`));
+    const bigText = queryFileOf(10 * 1024 * 1024);
+    await writeFile(big.fsPath, bigText + ' '.repeat(10 * 1024 * 1024 - bigText.length));
+    await writeFile(small.fsPath, queryFileOf(QUERY_FILE_MAX_BYTES));
     const nodes = await waitFor(async () => {
       const all = await api.queryTests();
       const bigNode = all.find((node) => node.id === big.toString());

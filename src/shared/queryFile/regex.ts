@@ -51,6 +51,11 @@ const HEX_BRACED = /^\{([0-9A-Fa-f]{1,6})\}/;
 /** The longest pattern compiled: compiling takes time that grows with the pattern, and no check needs more. */
 export const MAX_PATTERN_LENGTH = 4096;
 
+/** Regexes compiled lately, by flags and pattern: a file often repeats one, and compiling costs more than matching a short answer. */
+const compiledLately = new Map<string, AnswerRegex>();
+/** How many compiled regexes are kept at most (the cache starts over when it is full). */
+const COMPILED_KEPT = 512;
+
 /** Why RE2 runs no backreference or lookaround, and what to write instead (the end of each refusal). */
 const WHY_LINEAR =
   'they can take exponential time on a long answer, so query files run regexes in linear time (RE2 syntax) and do not support them';
@@ -61,6 +66,9 @@ const WHY_LINEAR =
  * instead. Never throws; linear in the pattern's length.
  */
 export function compileAnswerRegex(pattern: string, flags: string): { readonly regex: AnswerRegex } | { readonly error: string } {
+  const cacheKey = `${flags}/${pattern}`;
+  const cached = compiledLately.get(cacheKey);
+  if (cached !== undefined) return { regex: cached };
   if (pattern.length > MAX_PATTERN_LENGTH) return { error: `the regex is ${pattern.length} characters long; the most is ${MAX_PATTERN_LENGTH}. Check a shorter part of the answer.` };
   const read = readFlags(flags);
   if ('error' in read) return read;
@@ -73,7 +81,10 @@ export function compileAnswerRegex(pattern: string, flags: string): { readonly r
     const reason = (error instanceof Error ? error.message : String(error)).replace(/^error parsing regexp: /, '');
     return { error: `the regex cannot be read (${reason}). Query files use RE2 syntax, close to JavaScript's without backreferences or lookaround.` };
   }
-  return { regex: new AnswerRegex(translated.source, compiled) };
+  const regex = new AnswerRegex(translated.source, compiled);
+  if (compiledLately.size >= COMPILED_KEPT) compiledLately.clear();
+  compiledLately.set(cacheKey, regex);
+  return { regex };
 }
 
 interface Flags {
