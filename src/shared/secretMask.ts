@@ -132,6 +132,14 @@ export class SecretStreamMasker {
       const raw = reader.reading === 'raw';
       while (reader.at < limit) {
         const at = reader.at - this.base;
+        // A run of characters that start no escape reads the same in every reading: each lane walks it in one loop
+        // (the first finds where the run ends).
+        const run = reader.lanes[0].walk(text, at, text.length, this.base, this.onPiece, raw ? 'none' : reader.reading === 'percentAsIs' ? 'noPercent' : 'all');
+        if (run > at) {
+          for (let i = 1; i < reader.lanes.length; i++) reader.lanes[i].walk(text, at, run, this.base, this.onPiece, 'none');
+          reader.at = this.base + run;
+          continue;
+        }
         const first = text.charCodeAt(at);
         if (!raw && (first === BACKSLASH || first === AMPERSAND || (first === PERCENT && reader.reading !== 'percentAsIs'))) {
           if (!decodeUnit(text, at, final, reader.reading, unit)) break;
@@ -150,7 +158,11 @@ export class SecretStreamMasker {
   /** One character of source span [start, end) into one lane; a piece long enough becomes a mark. */
   private feed(lane: Lane, code: number, start: number, end: number): void {
     const length = lane.step(code, start);
-    if (length < lane.minPiece) return;
+    if (length >= lane.minPiece) this.onPiece(lane, length, end);
+  }
+
+  /** A lane found a piece of `length` characters that ends at source offset `end`: it becomes a mark (merged with the last when they touch). */
+  private readonly onPiece = (lane: Lane, length: number, end: number): void => {
     const from = lane.startOf(length);
     const mask = lane.endsKey() ? lane.key.wholeMask : MASK;
     const last = this.marks.length > 0 ? this.marks[this.marks.length - 1] : undefined;
@@ -163,7 +175,7 @@ export class SecretStreamMasker {
       return;
     }
     this.marks.push({ start: from, end, mask });
-  }
+  };
 
   /** The earliest source offset that may still become part of a piece: nothing from there is released. */
   private safePoint(): number {
@@ -271,6 +283,57 @@ class Lane {
       this.length = length + 1;
     }
     return this.length;
+  }
+
+  /**
+   * Feeds `text[from, to)` (source offsets from `base`), one character each, as {@link step} does but
+   * in one loop, stopping early at the first character that starts an escape of `stopAt`; calls
+   * `onPiece` for each character where a piece of the minimum length or more ends. Returns where it
+   * stopped.
+   */
+  walk(text: string, from: number, to: number, base: number, onPiece: (lane: Lane, length: number, end: number) => void, stopAt: 'all' | 'noPercent' | 'none'): number {
+    const automaton = this.automaton;
+    const { next, link, len, alphabet } = automaton;
+    const starts = this.starts;
+    const ring = this.ring;
+    let state = this.state;
+    let length = this.length;
+    let count = this.count;
+    let i = from;
+    for (; i < to; i++) {
+      const code = text.charCodeAt(i);
+      if (stopAt !== 'none' && (code === BACKSLASH || code === AMPERSAND || (code === PERCENT && stopAt === 'all'))) break;
+      starts[count & ring] = base + i;
+      count++;
+      const symbol = automaton.symbolOf(code);
+      if (symbol < 0) {
+        state = 0;
+        length = 0;
+        continue;
+      }
+      while (state !== 0 && next[state * alphabet + symbol] < 0) {
+        state = link[state];
+        length = len[state];
+      }
+      const target = next[state * alphabet + symbol];
+      if (target < 0) {
+        state = 0;
+        length = 0;
+      } else {
+        state = target;
+        length++;
+        if (length >= this.minPiece) {
+          this.state = state;
+          this.length = length;
+          this.count = count;
+          onPiece(this, length, base + i + 1);
+        }
+      }
+    }
+    this.state = state;
+    this.length = length;
+    this.count = count;
+    return i;
   }
 
   /** The source start of the piece of `length` characters that ends at the last character fed. */
