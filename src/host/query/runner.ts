@@ -9,6 +9,7 @@ import { plainText } from '../../shared/plainText';
 import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../../shared/prepare';
 import { QUERY_ACCEPT, sendQuery } from '../../client/queryClient';
 import { maskSecrets, SecretStreamMasker } from '../../shared/secretMask';
+import { GapMeter } from '../../shared/streamPace';
 import type { Settings } from '../platform/settings';
 import type { Log } from '../platform/log';
 import { promptForApiKey } from '../platform/keyPrompt';
@@ -259,6 +260,8 @@ class Progress {
   private sentAt: number | undefined;
   private firstByteMs: number | undefined;
   private bytesReceived: (() => number) | undefined;
+  /** The stream's pace, for `max gap under`. */
+  private readonly pace = new GapMeter();
 
   constructor(private readonly startedAt: number) {}
 
@@ -280,6 +283,7 @@ class Progress {
 
   raw(text: string): void {
     if (text !== '' && this.firstByteMs === undefined && this.sentAt !== undefined) this.firstByteMs = Date.now() - this.sentAt;
+    if (text !== '') this.pace.chunk(performance.now());
     this.recordRaw(text);
   }
 
@@ -315,7 +319,8 @@ class Progress {
   outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
     this.wireBytes = fields.wireBytes ?? this.received();
     const firstByte = this.firstByteMs === undefined ? {} : { firstByteMs: this.firstByteMs };
-    return { ...fields, ...firstByte, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
+    const gap = this.pace.maxGapMs === undefined ? {} : { maxGapMs: this.pace.maxGapMs };
+    return { ...fields, ...firstByte, ...gap, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
   }
 }
 

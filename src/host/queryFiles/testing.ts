@@ -298,6 +298,7 @@ export class QueryTesting implements vscode.Disposable {
       answer: sink.text,
       firstByteMs: outcome.firstByteMs,
       totalMs: outcome.durationMs,
+      maxGapMs: outcome.maxGapMs,
       kind: outcome.kind,
       message: outcome.message,
     });
