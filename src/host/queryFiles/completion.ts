@@ -26,7 +26,7 @@ const EXPECT_FORMS: readonly (readonly [string, string, string])[] = [
   ['json schema …', 'json schema ${1:schemas/answer.schema.json}', 'The answer is JSON that validates against this JSON Schema file.'],
   ['max gap under 2s', 'max gap under ${1:2s}', 'No silence between two chunks of the stream lasts this long.'],
   ['judged by …: …', 'judged by ${1:grader}: ${2:criterion}', 'Another application grades the answer against the criterion (PASS or FAIL).'],
-  ['judged by model …', 'judged by model ${1:name}', 'One of VS Code\'s language models grades the answer (asks for your consent).'],
+  ['judged by model …', 'judged by model ${1:name}: ${2:criterion}', 'One of VS Code\'s language models grades the answer (asks for your consent).'],
 ];
 
 const OPTION_LINE = /^(\s*[-*+]\s+)([A-Za-z0-9_-]*)$/;

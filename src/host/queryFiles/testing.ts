@@ -4,10 +4,11 @@ import { KeyedLimiter } from '../../shared/limiter';
 import type { QueryOutcome } from '../../shared/outcome';
 import type { QueryInput } from '../../shared/prepare';
 import { plain, plainText } from '../../shared/plainText';
-import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
+import { checkExpectations, duration, type Expectation, type ExpectationResult, type Judgement, type OutsideVerdicts, type QueryEntry } from '../../shared/queryFile';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
-import type { QueryInfo, QuerySink } from '../query/types';
+import { CollectSink } from './collectSink';
+import { askJudges, loadSchemas } from './outsideChecks';
 import type { QueryFileCatalog, CatalogEntry } from './catalog';
 import { knownNames, planQuery, type PlanDeps } from './plan';
 import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
@@ -187,7 +188,7 @@ export class QueryTesting implements vscode.Disposable {
           const files = new Map<string, Promise<CatalogEntry | undefined>>();
           const known = knownNames(this.deps);
           const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
-          return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal)));
+          return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal, known)));
         }),
       );
     } finally {
@@ -249,62 +250,67 @@ export class QueryTesting implements vscode.Disposable {
     return { item, file: ref.file, query, target, input: plan.input(target), service: service.ok ? service.origin : '' };
   }
 
-  /** Sends one planned leaf when its service has a free place, and reports it. */
-  private async runLeaf(run: vscode.TestRun, leaf: PlannedLeaf, limiter: KeyedLimiter, signal: AbortSignal): Promise<void> {
+  /** Sends one planned leaf (each of its runs) when its service has a free place, and reports it. */
+  private async runLeaf(run: vscode.TestRun, leaf: PlannedLeaf, limiter: KeyedLimiter, signal: AbortSignal, known: KnownNames): Promise<void> {
+    const schemas = await loadSchemas(leaf.file, leaf.query.expect);
     await limiter.run(leaf.service, async () => {
       if (signal.aborted) {
         run.skipped(leaf.item);
         return;
       }
       run.started(leaf.item);
-      const sink = new CollectSink();
-      const outcome = await this.deps.runner.run(leaf.input, [sink], {
-        surface: 'queryFile',
-        signal,
-        promptForKey: false,
-        ...(leaf.target.environment === undefined ? {} : { environment: leaf.target.environment }),
-      });
-      this.report(run, leaf.item, leaf.file, leaf.query, leaf.target, sink, outcome);
+      const runs = leaf.query.runs ?? 1;
+      const verdicts: RunVerdict[] = [];
+      for (let i = 0; i < runs && !signal.aborted; i++) {
+        const sink = new CollectSink(ANSWER_CAP_CHARS);
+        const environment = leaf.target.environment === undefined ? {} : { environment: leaf.target.environment };
+        const outcome = await this.deps.runner.run(leaf.input, [sink], { surface: 'queryFile', signal, promptForKey: false, ...environment });
+        const answered = outcome.kind === 'done' && outcome.httpStatus !== undefined && outcome.httpStatus >= 200 && outcome.httpStatus <= 299;
+        const judgements = answered
+          ? await askJudges(leaf.query.expect, { runner: this.deps.runner, known, question: leaf.query.question, answer: sink.text, signal, ...environment })
+          : new Map<Expectation, Judgement>();
+        const verdict = checkRun(leaf.query, sink, outcome, { schemas, judgements });
+        verdicts.push(verdict);
+        run.appendOutput(terminalText(runOutput(leaf, sink, outcome, verdict, runs > 1 ? `run ${i + 1} of ${runs}` : undefined)), undefined, leaf.item);
+      }
+      this.report(run, leaf, verdicts);
     });
   }
 
-  private report(run: vscode.TestRun, item: vscode.TestItem, file: vscode.Uri, query: QueryEntry, target: QueryTarget, sink: CollectSink, outcome: QueryOutcome): void {
-    const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
-    const facts = [
-      outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
-      outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
-      `total ${formatDuration(outcome.durationMs)}`,
-      `${formatBytes(outcome.wireBytes)} received`,
-      `${outcome.textChars} characters`,
-    ].filter((part) => part !== undefined);
-    const lines = [`── ${header}`, facts.join(' · ')];
-    if (outcome.message !== undefined) lines.push(outcome.message);
-    if (outcome.warning !== undefined) lines.push(outcome.warning);
-    lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
-    // Not at a location: the answer would be drawn over the query file, line after line.
-    run.appendOutput(terminalText(lines.join('\n')), undefined, item);
-
-    if (outcome.kind === 'stopped') {
+  /** The leaf's result: one run as before; several runs pass when at least `passes` of them met every expectation. */
+  private report(run: vscode.TestRun, leaf: PlannedLeaf, verdicts: readonly RunVerdict[]): void {
+    const { item, file, query } = leaf;
+    const runs = query.runs ?? 1;
+    const last = verdicts[verdicts.length - 1];
+    if (last === undefined || last.kind === 'stopped') {
       run.skipped(item);
       return;
     }
-    if (outcome.httpStatus === undefined && outcome.exchangeId === undefined) {
-      // Nothing was sent (no key, a setting): the query could not be tested.
-      run.errored(item, located(new vscode.TestMessage(plainText(outcome.message ?? 'Not sent.')), file, query.headingLine), outcome.durationMs);
+    const total = verdicts.reduce((ms, v) => ms + v.outcome.durationMs, 0);
+    if (runs === 1) {
+      if (last.kind === 'notSent') run.errored(item, located(new vscode.TestMessage(plainText(last.message)), file, query.headingLine), total);
+      else if (last.failed.length === 0) run.passed(item, total);
+      else run.failed(item, last.failed.map((result) => failureMessage(result, file, query)), total);
       return;
     }
-    const results = checkExpectations(query.expect, {
-      status: outcome.httpStatus,
-      answer: sink.text,
-      firstByteMs: outcome.firstByteMs,
-      totalMs: outcome.durationMs,
-      maxGapMs: outcome.maxGapMs,
-      kind: outcome.kind,
-      message: outcome.message,
+    if (verdicts.every((v) => v.kind === 'notSent')) {
+      run.errored(item, located(new vscode.TestMessage(plainText(last.kind === 'notSent' ? last.message : 'Not sent.')), file, query.headingLine), total);
+      return;
+    }
+    const needed = query.passes ?? runs;
+    const passed = verdicts.filter((v) => v.kind === 'checked' && v.failed.length === 0).length;
+    const summary = `${passed} of ${runs} runs passed${needed === runs ? '' : ` (${needed} needed)`}.`;
+    run.appendOutput(terminalText(`${summary}\n`), undefined, item);
+    if (passed >= needed) {
+      run.passed(item, total);
+      return;
+    }
+    const messages = [located(new vscode.TestMessage(plainText(`${summary} ${needed === runs ? 'Every run must pass.' : `At least ${needed} must.`}`)), file, query.headingLine)];
+    verdicts.forEach((v, i) => {
+      if (v.kind === 'notSent') messages.push(located(new vscode.TestMessage(plainText(`Run ${i + 1}: ${v.message}`)), file, query.headingLine));
+      else if (v.kind === 'checked') for (const result of v.failed) messages.push(failureMessage({ ...result, message: `Run ${i + 1}: ${result.message}` }, file, query));
     });
-    const failed = results.filter((result) => !result.passed);
-    if (failed.length === 0) run.passed(item, outcome.durationMs);
-    else run.failed(item, failed.map((result) => failureMessage(result, file, query)), outcome.durationMs);
+    run.failed(item, messages, total);
   }
 
   dispose(): void {
@@ -315,6 +321,46 @@ export class QueryTesting implements vscode.Disposable {
 /** The query an item stands for, by name and occurrence (its position may have moved). */
 function findQuery(queries: readonly QueryEntry[], ref: ItemRef): QueryEntry | undefined {
   return queries.filter((q) => q.name === ref.name)[ref.occurrence];
+}
+
+/** What one run of a leaf came to: stopped, not sent (and why), or checked (with the expectations that failed). */
+type RunVerdict =
+  | { readonly kind: 'stopped'; readonly outcome: QueryOutcome }
+  | { readonly kind: 'notSent'; readonly outcome: QueryOutcome; readonly message: string }
+  | { readonly kind: 'checked'; readonly outcome: QueryOutcome; readonly results: readonly ExpectationResult[]; readonly failed: readonly ExpectationResult[] };
+
+/** Checks one run's answer against the query's expectations (with the schemas and judges' verdicts found for it). */
+function checkRun(query: QueryEntry, sink: CollectSink, outcome: QueryOutcome, outside: OutsideVerdicts): RunVerdict {
+  if (outcome.kind === 'stopped') return { kind: 'stopped', outcome };
+  // Nothing was sent (no key, a setting): the query could not be tested.
+  if (outcome.httpStatus === undefined && outcome.exchangeId === undefined) return { kind: 'notSent', outcome, message: outcome.message ?? 'Not sent.' };
+  const results = checkExpectations(
+    query.expect,
+    { status: outcome.httpStatus, answer: sink.text, firstByteMs: outcome.firstByteMs, totalMs: outcome.durationMs, kind: outcome.kind, message: outcome.message, maxGapMs: outcome.maxGapMs },
+    outside,
+  );
+  return { kind: 'checked', outcome, results, failed: results.filter((result) => !result.passed) };
+}
+
+/** One run in the test's output: what came back (status, timings, the stream's pace), the answer, and each check. */
+function runOutput(leaf: PlannedLeaf, sink: CollectSink, outcome: QueryOutcome, verdict: RunVerdict, which: string | undefined): string {
+  const { query, target } = leaf;
+  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}${which === undefined ? '' : `, ${which}`}`;
+  const facts = [
+    outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
+    outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
+    `total ${formatDuration(outcome.durationMs)}`,
+    outcome.maxGapMs === undefined ? undefined : `longest gap ${duration(outcome.maxGapMs)}`,
+    `${formatBytes(outcome.wireBytes)} received`,
+    `${outcome.textChars} characters`,
+  ].filter((part) => part !== undefined);
+  const lines = [`── ${header}`, facts.join(' · ')];
+  if (outcome.message !== undefined) lines.push(outcome.message);
+  if (outcome.warning !== undefined) lines.push(outcome.warning);
+  lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
+  if (verdict.kind === 'checked') for (const result of verdict.results) lines.push(`${result.passed ? '✓' : result.notRun === true ? '–' : '✗'} ${result.message}`);
+  lines.push('');
+  return lines.join('\n');
 }
 
 /** A failed expectation as the Testing view shows it: the words, and a diff where expected and actual texts exist. */
@@ -338,29 +384,6 @@ function terminalText(text: string): string {
 
 function basename(uri: vscode.Uri): string {
   return uri.path.slice(uri.path.lastIndexOf('/') + 1);
-}
-
-/** Keeps an answer's text (up to a cap) to check expectations against. */
-class CollectSink implements QuerySink {
-  text = '';
-  cut = false;
-
-  start(_info: QueryInfo): void {}
-
-  status(_httpStatus: number): void {}
-
-  append(text: string): void {
-    if (this.cut) return;
-    const room = ANSWER_CAP_CHARS - this.text.length;
-    if (text.length > room) {
-      this.text += text.slice(0, room);
-      this.cut = true;
-    } else {
-      this.text += text;
-    }
-  }
-
-  end(_outcome: QueryOutcome): void {}
 }
 
 /** What of the known names decides the tree (ids, names, environments, the current application). */

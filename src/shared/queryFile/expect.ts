@@ -19,7 +19,7 @@ export type Expectation =
   | { readonly kind: 'jsonSchema'; readonly path: string; readonly source: string; readonly span: Span }
   | { readonly kind: 'maxGapUnder'; readonly ms: number; readonly source: string; readonly span: Span }
   | { readonly kind: 'judgedBy'; readonly application: string; readonly criterion: string; readonly source: string; readonly span: Span }
-  | { readonly kind: 'judgedByModel'; readonly model: string; readonly source: string; readonly span: Span };
+  | { readonly kind: 'judgedByModel'; readonly model: string; readonly criterion?: string; readonly source: string; readonly span: Span };
 
 /** The expectations whose verdict needs something beyond the run itself (a schema file, a judge). */
 export type OutsideExpectation = Extract<Expectation, { kind: 'jsonSchema' | 'judgedBy' | 'judgedByModel' }>;
@@ -68,7 +68,7 @@ export interface ExpectationResult {
 }
 
 /** The forms an `expect:` value can take, as error messages list them. */
-export const EXPECT_FORMS = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s, json, json schema path/to/schema.json, max gap under 2s, judged by <application>: <criterion>, judged by model <name or id>';
+export const EXPECT_FORMS = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s, json, json schema path/to/schema.json, max gap under 2s, judged by <application>: <criterion>, judged by model <name or id>: <criterion>';
 
 const NOT = /^not[ \t]+/i;
 const CONTAINS = /^contains(?![\p{L}\p{N}_])/iu;
@@ -161,9 +161,13 @@ function parseVaryingForm(rest: string, source: string, span: Span): Expectation
   const after = rest.slice(judged[0].length).trim();
   const model = MODEL.exec(after);
   if (model !== null && !after.slice(model[0].length).trimStart().startsWith(':')) {
-    const name = after.slice(model[0].length).trim();
-    if (name === '') return { error: 'judged by model takes the name or id of one of VS Code\'s language models, e.g. judged by model gpt-4o.' };
-    return { kind: 'judgedByModel', model: name, source, span };
+    // `judged by model <name or id>`, optionally `: <criterion>` (a colon and a space: ids may hold colons).
+    const named = after.slice(model[0].length).trim();
+    const split = /:\s/.exec(named);
+    const name = split === null ? named : named.slice(0, split.index).trim();
+    const criterion = split === null ? '' : named.slice(split.index + 1).trim();
+    if (name === '') return { error: 'judged by model takes the name or id of one of VS Code\'s language models, e.g. judged by model gpt-4o: answers politely.' };
+    return { kind: 'judgedByModel', model: name, ...(criterion === '' ? {} : { criterion }), source, span };
   }
   const colon = after.indexOf(':');
   const application = colon < 0 ? '' : after.slice(0, colon).trim();
@@ -404,7 +408,7 @@ function checkJudgement(expectation: Extract<Expectation, { kind: 'judgedBy' | '
   const reason = judgement.reason === '' ? '' : ` ${judgement.reason}`;
   return judgement.pass
     ? { passed: true, message: `Judged PASS by ${judge}.${reason}` }
-    : { passed: false, message: `Judged FAIL by ${judge}.${reason}`, expected: expectation.kind === 'judgedBy' ? expectation.criterion : expectation.source, actual: result.answer };
+    : { passed: false, message: `Judged FAIL by ${judge}.${reason}`, expected: expectation.criterion ?? expectation.source, actual: result.answer };
 }
 
 function checkContains(text: string, negate: boolean, result: RunResult): Verdict {

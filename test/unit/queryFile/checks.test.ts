@@ -37,6 +37,7 @@ describe('query files: expectations for answers that vary', () => {
     assert.deepEqual(parsed('judged by grader: mentions "refund" politely'), { kind: 'judgedBy', application: 'grader', criterion: 'mentions "refund" politely', source: 'judged by grader: mentions "refund" politely', span: SPAN });
     assert.deepEqual(parsed('judged by Support Grader : is polite: and short'), { kind: 'judgedBy', application: 'Support Grader', criterion: 'is polite: and short', source: 'judged by Support Grader : is polite: and short', span: SPAN });
     assert.deepEqual(parsed('judged by model gpt-4o'), { kind: 'judgedByModel', model: 'gpt-4o', source: 'judged by model gpt-4o', span: SPAN });
+    assert.deepEqual(parsed('judged by model vendor:model-1: is polite'), { kind: 'judgedByModel', model: 'vendor:model-1', criterion: 'is polite', source: 'judged by model vendor:model-1: is polite', span: SPAN });
     // An application named "model" still works with its colon.
     assert.equal(parsed('judged by model: is short').kind, 'judgedBy');
   });
