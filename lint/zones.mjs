@@ -12,6 +12,8 @@ export const ZONES = [
   { name: 'shared', path: 'src/shared', allow: [], vscode: 'none', node: false },
   { name: 'client', path: 'src/client', allow: ['shared'], vscode: 'none', node: true },
   { name: 'webview', path: 'src/webview', allow: ['shared'], vscode: 'none', node: false },
+  // The command line: the same engine (shared, client) with its own settings, keys and reporters; never the editor's code.
+  { name: 'cli', path: 'src/cli', allow: ['shared', 'client'], vscode: 'none', node: true },
   { name: 'host/platform', path: 'src/host/platform', allow: ['shared', 'client'], vscode: 'value', node: true },
   { name: 'host/query', path: 'src/host/query', allow: ['shared', 'client', 'host/platform'], vscode: 'value', node: true },
   ...SURFACES.map((surface) => ({
@@ -36,7 +38,7 @@ export const ZONES = [
  * test lane; the one type they take from a lane is the test build's hooks (bench/exthost).
  */
 export const TOOL_ZONES = [
-  ...['src/shared', 'src/client', 'src/host', 'src/webview'].map((path) => ({ name: path, path, allow: [], vscode: 'value', node: true })),
+  ...['src/shared', 'src/client', 'src/host', 'src/webview', 'src/cli'].map((path) => ({ name: path, path, allow: [], vscode: 'value', node: true })),
   { name: 'src/extension.ts', path: 'src/extension.ts', allow: [], vscode: 'value', node: true },
   { name: 'service', path: 'service', allow: [], vscode: 'none', node: true },
   { name: 'test/support', path: 'test/support', allow: [], vscode: 'value', node: true },
@@ -50,7 +52,7 @@ export const TOOL_ZONES = [
   {
     name: 'bench',
     path: 'bench',
-    allow: ['src/shared', 'src/client', 'src/host', 'src/webview', 'service', 'test/support', 'test/launch'],
+    allow: ['src/shared', 'src/client', 'src/host', 'src/webview', 'src/cli', 'service', 'test/support', 'test/launch'],
     typeOnly: ['test/integration'],
     vscode: 'value',
     node: true,

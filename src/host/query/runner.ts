@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
-import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from '../../client/errors';
-import { detectStreamShape } from '../../client/formats';
-import { ExchangeRecorder, type Exchange as RecordedExchange } from '../../client/history';
-import { formatBytes } from '../../shared/format';
-import type { QueryOutcome, Remedy } from '../../shared/outcome';
+import type { Exchange as RecordedExchange } from '../../client/history';
+import { QueryProgress, sendPrepared, settleQuery } from '../../client/queryPipeline';
+import type { QueryOutcome } from '../../shared/outcome';
 import { plainText } from '../../shared/plainText';
 import { CONFIRM_ABOVE_CHARS, prepare, type PreparedRequest, type QueryInput } from '../../shared/prepare';
-import { QUERY_ACCEPT, sendQuery } from '../../client/queryClient';
-import { maskSecrets, SecretStreamMasker } from '../../shared/secretMask';
-import { GapMeter } from '../../shared/streamPace';
 import type { Settings } from '../platform/settings';
 import type { Log } from '../platform/log';
 import { promptForApiKey } from '../platform/keyPrompt';
@@ -84,46 +79,33 @@ export class QueryRunner {
     if (options.signal?.aborted === true) controller.abort();
     const unregister = this.registry.add(queryId, prepared.label, options.surface, controller);
     const fanout = new Fanout(sinks, this.log);
-    const progress = new Progress(startedAt);
+    const progress = new QueryProgress(startedAt);
     let outcome: QueryOutcome | undefined;
     try {
       fanout.start(info);
-      if (!prepared.ok) {
-        this.log.warn(`${prepared.label}: ${prepared.message}`);
-        outcome = progress.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
-      } else if (options.expect !== undefined && (prepared.applicationId !== options.expect.applicationId || prepared.origin !== options.expect.origin || prepared.bodyText !== options.expect.bodyText)) {
-        outcome = progress.outcome({ kind: 'error', message: 'Not sent: the request is no longer the one you confirmed (the settings changed).', retryable: false, remedies: [] });
-      } else {
-        outcome = await this.send(prepared, fanout, progress, controller, options);
-      }
-    } catch (error) {
-      // What the masker held back is part of the answer: it reaches the sinks (masked) before the outcome.
-      progress.flush(fanout);
-      outcome = this.failure(error, progress, prepared.ok ? prepared.url : undefined);
+      outcome = await settleQuery(progress, fanout, this.log, prepared.ok ? prepared.url : undefined, async () => {
+        if (!prepared.ok) {
+          this.log.warn(`${prepared.label}: ${prepared.message}`);
+          return progress.outcome({ kind: 'error', message: prepared.message, retryable: false, remedies: prepared.remedies });
+        }
+        if (options.expect !== undefined && (prepared.applicationId !== options.expect.applicationId || prepared.origin !== options.expect.origin || prepared.bodyText !== options.expect.bodyText)) {
+          return progress.outcome({ kind: 'error', message: 'Not sent: the request is no longer the one you confirmed (the settings changed).', retryable: false, remedies: [] });
+        }
+        return this.send(prepared, fanout, progress, controller, options);
+      });
     } finally {
-      progress.flush(fanout);
       outcome ??= progress.outcome({ kind: 'error', message: 'The query ended unexpectedly.', retryable: true, remedies: ['retry'] });
       options.signal?.removeEventListener('abort', onOuterAbort);
       unregister();
       fanout.end(outcome);
     }
-    const recorded = this.finishRecord(progress, outcome);
+    const recorded = progress.finish(outcome, this.log);
+    if (recorded !== undefined) this.record(recorded);
     return recorded === undefined ? outcome : { ...outcome, exchangeId: recorded.id };
   }
 
-  /** The masked record of a run that sent a request, handed to the listeners (the history); never throws. */
-  private finishRecord(progress: Progress, outcome: QueryOutcome): RecordedExchange | undefined {
-    try {
-      const recorded = progress.recorder?.finish({ ...outcome, noTextExtracted: outcome.remedies.includes('showRaw') || undefined });
-      if (recorded !== undefined) this.record(recorded);
-      return recorded;
-    } catch (error) {
-      this.log.error(`Recording the exchange failed: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
-    }
-  }
-
-  private async send(prepared: PreparedRequest, fanout: Fanout, progress: Progress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
+  /** The key (asked for when allowed), the confirmation of a large request, then the request itself. */
+  private async send(prepared: PreparedRequest, fanout: Fanout, progress: QueryProgress, controller: AbortController, options: RunOptions): Promise<QueryOutcome> {
     const ref = { origin: prepared.origin, applicationId: prepared.applicationId };
     let apiKey = await this.keys.get(ref);
     if (apiKey === undefined) {
@@ -140,91 +122,17 @@ export class QueryRunner {
       const choice = await vscode.window.showWarningMessage(plainText(prepared.confirm), { modal: true }, 'Send');
       if (choice !== 'Send') return progress.outcome({ kind: 'stopped', message: 'Not sent: you chose not to send the large request.', retryable: true, remedies: [] });
     }
-    if (controller.signal.aborted) throw new AbortedError();
     // Every key this session knows, not only this request's: a service may echo any of them.
     const secrets = [...new Set([apiKey, ...this.keys.knownSecrets()])];
-    progress.protect(secrets);
-    progress.sent();
-    progress.recorder = new ExchangeRecorder({
-      applicationId: prepared.applicationId,
-      applicationLabel: prepared.label,
-      surface: options.surface,
-      method: 'POST',
-      url: prepared.url,
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}`, Accept: QUERY_ACCEPT },
-      body: prepared.bodyText,
-      secrets,
-      replayOf: options.replayOf,
-      environment: prepared.environment,
-    });
-    const response = await sendQuery({
-      baseUrl: prepared.baseUrl,
-      applicationId: prepared.applicationId,
+    return sendPrepared(prepared, progress, fanout, this.log, {
       apiKey,
-      body: prepared.body,
-      bodyText: prepared.bodyText,
+      secrets,
       signal: controller.signal,
       headersTimeoutMs: this.settings.headersTimeoutMs(),
       idleTimeoutMs: this.settings.idleTimeoutMs(),
-      responseFormat: prepared.responseFormat,
-      responseField: prepared.responseField,
-      onRaw: (text) => progress.raw(text),
+      surface: options.surface,
+      ...(options.replayOf === undefined ? {} : { replayOf: options.replayOf }),
     });
-    progress.headers(response);
-    progress.recorder.headers(response.status, response.statusText, response.headers, response.format);
-    fanout.status(response.status);
-    this.log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
-    for await (const piece of response.text) {
-      const shown = progress.text(piece);
-      if (shown !== '') fanout.append(shown);
-    }
-    progress.flush(fanout);
-    progress.recorder.format(response.format, detectStreamShape(response.format, progress.firstRaw));
-    const warnings = response.warnings.map((warning) => maskSecrets(warning, secrets));
-    const remedies: Remedy[] = [];
-    if (response.noTextExtracted()) remedies.push('showRaw');
-    const warning = warnings.length > 0 ? warnings.join(' ') : undefined;
-    if (warning !== undefined) this.log.warn(`${prepared.label}: ${warning}`);
-    const outcome = progress.outcome({ kind: 'done', httpStatus: response.status, wireBytes: response.bytesReceived(), warning, retryable: false, remedies });
-    this.log.info(`POST ${response.url} → ${response.status}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, complete`);
-    return outcome;
-  }
-
-  /** Turns whatever stopped the query into its outcome, and logs it. */
-  private failure(error: unknown, progress: Progress, url: string | undefined): QueryOutcome {
-    const status = progress.status;
-    const chars = progress.textChars;
-    let outcome: QueryOutcome;
-    if (error instanceof AbortedError) {
-      outcome = progress.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(progress.received())}.`, retryable: true, remedies: ['retry'] });
-    } else if (error instanceof HttpStatusError) {
-      progress.recorder?.headers(error.status, maskSecrets(error.statusText, progress.secrets), {});
-      if (error.bodyExcerpt !== '') progress.recorder?.raw(maskSecrets(error.bodyExcerpt, progress.secrets));
-      const keyProblem = error.status === 401 || error.status === 403;
-      const remedies: Remedy[] = keyProblem ? ['setApiKey'] : error.status === 404 ? ['checkApplications'] : [];
-      const retryable = error.status >= 500 || error.status === 429 || error.status === 408;
-      if (retryable) remedies.push('retry');
-      outcome = progress.outcome({ kind: 'error', httpStatus: error.status, message: error.message, retryable, remedies, retryAfterMs: error.retryAfterMs });
-    } else if (error instanceof StreamInterruptedError || (error instanceof TimeoutError && error.phase === 'idle')) {
-      outcome = progress.outcome({ kind: 'interrupted', httpStatus: status, message: error.message, retryable: true, remedies: ['retry'] });
-    } else if (error instanceof QueryError) {
-      const retryable = error.kind !== 'config';
-      outcome = progress.outcome({
-        kind: chars > 0 ? 'interrupted' : 'error',
-        httpStatus: error instanceof RedirectError ? error.status : status,
-        message: error.message,
-        retryable,
-        remedies: error.kind === 'config' ? ['openBaseUrlSetting'] : ['retry'],
-      });
-    } else {
-      const message = error instanceof Error ? error.message : String(error);
-      outcome = progress.outcome({ kind: chars > 0 ? 'interrupted' : 'error', httpStatus: status, message: `Unexpected failure: ${message}`, retryable: true, remedies: ['retry'] });
-    }
-    if (outcome.message !== undefined) outcome = { ...outcome, message: maskSecrets(outcome.message, progress.secrets) };
-    const line = `POST ${url ?? '(not sent)'} → ${outcome.httpStatus ?? 'no response'}, ${outcome.wireBytes} bytes, ${outcome.durationMs} ms, ${outcome.kind}: ${outcome.message ?? ''}`;
-    if (outcome.kind === 'stopped') this.log.info(line);
-    else this.log.error(line);
-    return outcome;
   }
 
   private record(record: RecordedExchange): void {
@@ -235,92 +143,6 @@ export class QueryRunner {
         this.log.error(`Recording the exchange failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-  }
-}
-
-/** How much of the wire text is looked at to name the stream's shape. */
-const SHAPE_SAMPLE_CHARS = 4096;
-
-/**
- * What one run has seen so far: status, wire bytes, text characters, and the recorder once a request
- * goes out. Once the keys are known ({@link protect}), the answer passes a {@link SecretStreamMasker}
- * before anything (a sink, the recorder) sees it. The wire text reaches only the recorder, which
- * masks it before its cap (and stops reading it past the cap), so it needs no masker here.
- */
-class Progress {
-  status: number | undefined;
-  wireBytes = 0;
-  textChars = 0;
-  recorder: ExchangeRecorder | undefined;
-  /** The start of the wire text, to name the stream's shape in the history. */
-  firstRaw = '';
-  /** The keys masked in everything this run shows or records. */
-  secrets: readonly string[] = [];
-  private textMasker: SecretStreamMasker | undefined;
-  private sentAt: number | undefined;
-  private firstByteMs: number | undefined;
-  private bytesReceived: (() => number) | undefined;
-  /** The stream's pace, for `max gap under`. */
-  private readonly pace = new GapMeter();
-
-  constructor(private readonly startedAt: number) {}
-
-  /** Masks these keys from now on. */
-  protect(secrets: readonly string[]): void {
-    this.secrets = secrets;
-    this.textMasker = new SecretStreamMasker(secrets);
-  }
-
-  headers(response: { status: number; bytesReceived: () => number }): void {
-    this.status = response.status;
-    this.bytesReceived = response.bytesReceived;
-  }
-
-  /** The request goes out now (time to first byte counts from here). */
-  sent(): void {
-    this.sentAt = Date.now();
-  }
-
-  raw(text: string): void {
-    if (text !== '' && this.firstByteMs === undefined && this.sentAt !== undefined) this.firstByteMs = Date.now() - this.sentAt;
-    if (text !== '') this.pace.chunk(performance.now());
-    this.recordRaw(text);
-  }
-
-  /** The next piece of the answer in; what may be shown now out (masked, maybe empty: a possible key's start waits). */
-  text(piece: string): string {
-    return this.recordText(this.textMasker === undefined ? piece : this.textMasker.push(piece));
-  }
-
-  /** Releases what the masker holds (a partial key at the very end masked) to the recorder and the sinks; safe to call again. */
-  flush(fanout: Fanout): void {
-    const tail = this.recordText(this.textMasker?.end() ?? '');
-    if (tail !== '') fanout.append(tail);
-  }
-
-  private recordRaw(text: string): void {
-    if (text === '') return;
-    if (this.firstRaw.length < SHAPE_SAMPLE_CHARS) this.firstRaw += text.slice(0, SHAPE_SAMPLE_CHARS - this.firstRaw.length);
-    this.recorder?.raw(text);
-  }
-
-  private recordText(piece: string): string {
-    if (piece === '') return '';
-    this.textChars += piece.length;
-    this.recorder?.text(piece);
-    return piece;
-  }
-
-  /** Body bytes received on the wire so far. */
-  received(): number {
-    return this.bytesReceived?.() ?? this.wireBytes;
-  }
-
-  outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
-    this.wireBytes = fields.wireBytes ?? this.received();
-    const firstByte = this.firstByteMs === undefined ? {} : { firstByteMs: this.firstByteMs };
-    const gap = this.pace.maxGapMs === undefined ? {} : { maxGapMs: this.pace.maxGapMs };
-    return { ...fields, ...firstByte, ...gap, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
   }
 }
 

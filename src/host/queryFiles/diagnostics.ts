@@ -5,7 +5,7 @@ import type { Settings } from '../platform/settings';
 import { Commands } from '../platform/commandIds';
 import type { QueryFileCatalog } from './catalog';
 import { isQueryFile } from './catalog';
-import { locateContextFile } from './contextFiles';
+import { checkContextFile } from './contextFiles';
 import { knownNames, type PlanDeps } from './plan';
 import { queryTargets } from '../../shared/queryFile/targets';
 
@@ -94,8 +94,8 @@ async function diagnose(doc: vscode.TextDocument, parsed: ParsedQueryFile, deps:
     }
     for (const ref of query.context) {
       checks.push(
-        locateContextFile(doc.uri, ref).then((located) => {
-          if ('problem' in located) {
+        checkContextFile(doc.uri, ref).then((located) => {
+          if (located.problem !== undefined) {
             const diagnostic = new vscode.Diagnostic(range(ref.span), plainText(located.problem), vscode.DiagnosticSeverity.Error);
             diagnostic.code = 'contextFile';
             out.push(withSource(diagnostic));

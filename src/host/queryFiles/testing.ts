@@ -1,25 +1,23 @@
 import * as vscode from 'vscode';
-import { formatBytes, formatDuration } from '../../shared/format';
-import { KeyedLimiter } from '../../shared/limiter';
+import { AnswerCollector, planQuery, runQueries, type PlannedQuery, type QueryResult, type QuerySender, type SentQuery } from '../../client/queryFiles/engine';
+import { outcomeFacts } from '../../client/queryFiles/facts';
+import { serviceOrigin } from '../../client/queryFiles/sources';
 import type { QueryOutcome } from '../../shared/outcome';
-import type { QueryInput } from '../../shared/prepare';
 import { plain, plainText } from '../../shared/plainText';
-import { checkExpectations, duration, type Expectation, type ExpectationResult, type Judgement, type OutsideVerdicts, type QueryEntry } from '../../shared/queryFile';
+import type { ExpectationResult, QueryEntry } from '../../shared/queryFile';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
-import { CollectSink } from './collectSink';
-import { askJudges, loadSchemas } from './outsideChecks';
+import type { QueryInfo, QuerySink } from '../query/types';
 import type { QueryFileCatalog, CatalogEntry } from './catalog';
-import { knownNames, planQuery, type PlanDeps } from './plan';
+import { contextReader } from './contextFiles';
+import { knownNames, type PlanDeps } from './plan';
 import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
+import { vscodeModelJudge } from './modelJudge';
 import { requireTrust, TRUST_MESSAGE } from './trust';
 
 /** The test controller's id and label (the product's contract). */
 export const CONTROLLER_ID = 'applicationQuery.queries';
 const CONTROLLER_LABEL = 'Application Query';
-
-/** How many characters of an answer are kept to check expectations against (the rest is counted, not kept). */
-const ANSWER_CAP_CHARS = 4 * 1024 * 1024;
 
 /** What the Testing view needs. */
 export interface QueryTestingDeps extends PlanDeps {
@@ -27,15 +25,10 @@ export interface QueryTestingDeps extends PlanDeps {
   readonly catalog: QueryFileCatalog;
 }
 
-/** A leaf ready to send: its query as the file says now, and where it goes. */
-interface PlannedLeaf {
+/** What the Testing view keeps with each planned query to report it. */
+interface Leaf {
   readonly item: vscode.TestItem;
   readonly file: vscode.Uri;
-  readonly query: QueryEntry;
-  readonly target: QueryTarget;
-  readonly input: QueryInput;
-  /** The origin it goes to (the limiter's key). */
-  readonly service: string;
 }
 
 /** Which query (and which of its applications) a test item stands for. */
@@ -170,7 +163,7 @@ export class QueryTesting implements vscode.Disposable {
     fileItem.children.replace(children);
   }
 
-  /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once. */
+  /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once (the engine's run). */
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.controller.createTestRun(request, undefined, true);
     const leaves = this.leaves(request);
@@ -180,7 +173,6 @@ export class QueryTesting implements vscode.Disposable {
         return;
       }
       for (const leaf of leaves) run.enqueued(leaf);
-      const limiter = new KeyedLimiter(this.deps.settings.queryConcurrency());
       // Stop in the Testing view cancels the run's own token (also for a run Run Query File started); a profile's run has the request's too.
       await withAbortSignal(token, (request) =>
         withAbortSignal(run.token, async (view) => {
@@ -188,13 +180,30 @@ export class QueryTesting implements vscode.Disposable {
           const files = new Map<string, Promise<CatalogEntry | undefined>>();
           const known = knownNames(this.deps);
           const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
-          return Promise.all(planned.map((leaf) => this.runLeaf(run, leaf, limiter, signal, known)));
+          await runQueries(planned, this.send, {
+            concurrency: this.deps.settings.queryConcurrency(),
+            signal,
+            listener: { started: (leaf) => run.started(leaf.tag.item), ended: (leaf, result) => this.report(run, leaf, result) },
+            checks: { known, askModel: vscodeModelJudge },
+          });
         }),
       );
     } finally {
       run.end();
     }
   }
+
+  /** The editor's way to send a query of a test run: through the runner, so it is masked, timed and recorded in History like any other. */
+  private readonly send: QuerySender = async (input, target, signal) => {
+    const answer = new CollectSink();
+    const outcome = await this.deps.runner.run(input, [answer], {
+      surface: 'queryFile',
+      signal,
+      promptForKey: false,
+      ...(target.environment === undefined ? {} : { environment: target.environment }),
+    });
+    return { outcome, answer: answer.text, cut: answer.cut, sent: outcome.httpStatus !== undefined || outcome.exchangeId !== undefined };
+  };
 
   /** The items that run: the asked-for ones, or all; a file or a query with children expands to its leaves; excluded ones are left out. */
   private leaves(request: vscode.TestRunRequest): vscode.TestItem[] {
@@ -222,10 +231,11 @@ export class QueryTesting implements vscode.Disposable {
   }
 
   /**
-   * What one leaf sends, read from the file as it is now (its plan), or undefined after reporting
-   * why it cannot run. Every leaf is planned before any is queued, so the queue follows file order.
+   * Which query one leaf runs and where, from the file as it is now (its plan), or undefined after
+   * reporting why it cannot run. Every leaf is planned before any is queued, so the queue follows
+   * file order; context files are read only when a query's turn comes.
    */
-  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedLeaf | undefined> {
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedQuery<Leaf> | undefined> {
     const ref = this.refs.get(item);
     if (ref === undefined) return undefined;
     // Each file is read and parsed once per run, however many of its queries run.
@@ -240,77 +250,51 @@ export class QueryTesting implements vscode.Disposable {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
       return undefined;
     }
-    const plan = await planQuery(ref.file, query, this.deps, known);
+    const plan = planQuery(query, known);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
       return undefined;
     }
     const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
-    const service = target.environment === undefined ? this.deps.settings.baseUrl() : this.deps.settings.serviceFor(target.environment);
-    return { item, file: ref.file, query, target, input: plan.input(target), service: service.ok ? service.origin : '' };
+    return { tag: { item, file: ref.file }, query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
   }
 
-  /** Sends one planned leaf (each of its runs) when its service has a free place, and reports it. */
-  private async runLeaf(run: vscode.TestRun, leaf: PlannedLeaf, limiter: KeyedLimiter, signal: AbortSignal, known: KnownNames): Promise<void> {
-    const schemas = await loadSchemas(leaf.file, leaf.query.expect);
-    await limiter.run(leaf.service, async () => {
-      if (signal.aborted) {
-        run.skipped(leaf.item);
+  /** One leaf's result in the Testing view: the answer and its facts in the output, then its state. */
+  private report(run: vscode.TestRun, leaf: PlannedQuery<Leaf>, result: QueryResult): void {
+    const { item, file } = leaf.tag;
+    const { query, target } = leaf;
+    const repeats = result.verdict === 'passed' || result.verdict === 'failed' ? result.repeats : undefined;
+    if (repeats !== undefined) {
+      repeats.runs.forEach((one, i) => {
+        if (one.sent !== undefined) run.appendOutput(terminalText(outputText(query, target, one.sent, `run ${i + 1} of ${repeats.runs.length}`, checksOf(one))), undefined, item);
+      });
+      run.appendOutput(terminalText(`${repeats.passed} of ${repeats.runs.length} runs passed${repeats.needed === repeats.runs.length ? '' : ` (${repeats.needed} needed)`}.\n`), undefined, item);
+    } else if (result.sent !== undefined) {
+      run.appendOutput(terminalText(outputText(query, target, result.sent, undefined, checksOf(result))), undefined, item);
+    }
+    switch (result.verdict) {
+      case 'skipped':
+        run.skipped(item);
         return;
+      case 'errored':
+        // Nothing was sent (no key, a setting, a context file): the query could not be tested.
+        run.errored(item, located(new vscode.TestMessage(plainText(result.message)), file, result.line), result.sent?.outcome.durationMs);
+        return;
+      case 'passed':
+        run.passed(item, result.sent.outcome.durationMs);
+        return;
+      case 'failed':
+        run.failed(
+          item,
+          result.checks.filter((check) => !check.passed).map((check) => failureMessage(check, file, query)),
+          result.sent.outcome.durationMs,
+        );
+        return;
+      default: {
+        const never: never = result;
+        return never;
       }
-      run.started(leaf.item);
-      const runs = leaf.query.runs ?? 1;
-      const verdicts: RunVerdict[] = [];
-      for (let i = 0; i < runs && !signal.aborted; i++) {
-        const sink = new CollectSink(ANSWER_CAP_CHARS);
-        const environment = leaf.target.environment === undefined ? {} : { environment: leaf.target.environment };
-        const outcome = await this.deps.runner.run(leaf.input, [sink], { surface: 'queryFile', signal, promptForKey: false, ...environment });
-        const answered = outcome.kind === 'done' && outcome.httpStatus !== undefined && outcome.httpStatus >= 200 && outcome.httpStatus <= 299;
-        const judgements = answered
-          ? await askJudges(leaf.query.expect, { runner: this.deps.runner, known, question: leaf.query.question, answer: sink.text, signal, ...environment })
-          : new Map<Expectation, Judgement>();
-        const verdict = checkRun(leaf.query, sink, outcome, { schemas, judgements });
-        verdicts.push(verdict);
-        run.appendOutput(terminalText(runOutput(leaf, sink, outcome, verdict, runs > 1 ? `run ${i + 1} of ${runs}` : undefined)), undefined, leaf.item);
-      }
-      this.report(run, leaf, verdicts);
-    });
-  }
-
-  /** The leaf's result: one run as before; several runs pass when at least `passes` of them met every expectation. */
-  private report(run: vscode.TestRun, leaf: PlannedLeaf, verdicts: readonly RunVerdict[]): void {
-    const { item, file, query } = leaf;
-    const runs = query.runs ?? 1;
-    const last = verdicts[verdicts.length - 1];
-    if (last === undefined || last.kind === 'stopped') {
-      run.skipped(item);
-      return;
     }
-    const total = verdicts.reduce((ms, v) => ms + v.outcome.durationMs, 0);
-    if (runs === 1) {
-      if (last.kind === 'notSent') run.errored(item, located(new vscode.TestMessage(plainText(last.message)), file, query.headingLine), total);
-      else if (last.failed.length === 0) run.passed(item, total);
-      else run.failed(item, last.failed.map((result) => failureMessage(result, file, query)), total);
-      return;
-    }
-    if (verdicts.every((v) => v.kind === 'notSent')) {
-      run.errored(item, located(new vscode.TestMessage(plainText(last.kind === 'notSent' ? last.message : 'Not sent.')), file, query.headingLine), total);
-      return;
-    }
-    const needed = query.passes ?? runs;
-    const passed = verdicts.filter((v) => v.kind === 'checked' && v.failed.length === 0).length;
-    const summary = `${passed} of ${runs} runs passed${needed === runs ? '' : ` (${needed} needed)`}.`;
-    run.appendOutput(terminalText(`${summary}\n`), undefined, item);
-    if (passed >= needed) {
-      run.passed(item, total);
-      return;
-    }
-    const messages = [located(new vscode.TestMessage(plainText(`${summary} ${needed === runs ? 'Every run must pass.' : `At least ${needed} must.`}`)), file, query.headingLine)];
-    verdicts.forEach((v, i) => {
-      if (v.kind === 'notSent') messages.push(located(new vscode.TestMessage(plainText(`Run ${i + 1}: ${v.message}`)), file, query.headingLine));
-      else if (v.kind === 'checked') for (const result of v.failed) messages.push(failureMessage({ ...result, message: `Run ${i + 1}: ${result.message}` }, file, query));
-    });
-    run.failed(item, messages, total);
   }
 
   dispose(): void {
@@ -321,46 +305,6 @@ export class QueryTesting implements vscode.Disposable {
 /** The query an item stands for, by name and occurrence (its position may have moved). */
 function findQuery(queries: readonly QueryEntry[], ref: ItemRef): QueryEntry | undefined {
   return queries.filter((q) => q.name === ref.name)[ref.occurrence];
-}
-
-/** What one run of a leaf came to: stopped, not sent (and why), or checked (with the expectations that failed). */
-type RunVerdict =
-  | { readonly kind: 'stopped'; readonly outcome: QueryOutcome }
-  | { readonly kind: 'notSent'; readonly outcome: QueryOutcome; readonly message: string }
-  | { readonly kind: 'checked'; readonly outcome: QueryOutcome; readonly results: readonly ExpectationResult[]; readonly failed: readonly ExpectationResult[] };
-
-/** Checks one run's answer against the query's expectations (with the schemas and judges' verdicts found for it). */
-function checkRun(query: QueryEntry, sink: CollectSink, outcome: QueryOutcome, outside: OutsideVerdicts): RunVerdict {
-  if (outcome.kind === 'stopped') return { kind: 'stopped', outcome };
-  // Nothing was sent (no key, a setting): the query could not be tested.
-  if (outcome.httpStatus === undefined && outcome.exchangeId === undefined) return { kind: 'notSent', outcome, message: outcome.message ?? 'Not sent.' };
-  const results = checkExpectations(
-    query.expect,
-    { status: outcome.httpStatus, answer: sink.text, firstByteMs: outcome.firstByteMs, totalMs: outcome.durationMs, kind: outcome.kind, message: outcome.message, maxGapMs: outcome.maxGapMs },
-    outside,
-  );
-  return { kind: 'checked', outcome, results, failed: results.filter((result) => !result.passed) };
-}
-
-/** One run in the test's output: what came back (status, timings, the stream's pace), the answer, and each check. */
-function runOutput(leaf: PlannedLeaf, sink: CollectSink, outcome: QueryOutcome, verdict: RunVerdict, which: string | undefined): string {
-  const { query, target } = leaf;
-  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}${which === undefined ? '' : `, ${which}`}`;
-  const facts = [
-    outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
-    outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
-    `total ${formatDuration(outcome.durationMs)}`,
-    outcome.maxGapMs === undefined ? undefined : `longest gap ${duration(outcome.maxGapMs)}`,
-    `${formatBytes(outcome.wireBytes)} received`,
-    `${outcome.textChars} characters`,
-  ].filter((part) => part !== undefined);
-  const lines = [`── ${header}`, facts.join(' · ')];
-  if (outcome.message !== undefined) lines.push(outcome.message);
-  if (outcome.warning !== undefined) lines.push(outcome.warning);
-  lines.push('', sink.text + (sink.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sink.text.length}]` : ''), '');
-  if (verdict.kind === 'checked') for (const result of verdict.results) lines.push(`${result.passed ? '✓' : result.notRun === true ? '–' : '✗'} ${result.message}`);
-  lines.push('');
-  return lines.join('\n');
 }
 
 /** A failed expectation as the Testing view shows it: the words, and a diff where expected and actual texts exist. */
@@ -384,6 +328,32 @@ function terminalText(text: string): string {
 
 function basename(uri: vscode.Uri): string {
   return uri.path.slice(uri.path.lastIndexOf('/') + 1);
+}
+
+/** Keeps an answer's text (up to a cap) to check expectations against. */
+class CollectSink extends AnswerCollector implements QuerySink {
+  start(_info: QueryInfo): void {}
+
+  end(_outcome: QueryOutcome): void {}
+}
+
+/** What the test output shows of one exchange: where it went, its facts, its messages and the answer. */
+function outputText(query: QueryEntry, target: QueryTarget, sent: SentQuery, which: string | undefined, checks: readonly ExpectationResult[]): string {
+  const { outcome } = sent;
+  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}${which === undefined ? '' : `, ${which}`}`;
+  const lines = [`── ${header}`, outcomeFacts(outcome)];
+  if (outcome.message !== undefined) lines.push(outcome.message);
+  if (outcome.warning !== undefined) lines.push(outcome.warning);
+  lines.push('', sent.answer + (sent.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sent.answer.length}]` : ''), '');
+  // Each check with its verdict: a judge's reason and the longest gap show here also when they pass.
+  for (const check of checks) lines.push(`${check.passed ? '✓' : check.notRun === true ? '–' : '✗'} ${check.message}`);
+  if (checks.length > 0) lines.push('');
+  return lines.join('\n');
+}
+
+/** The checks of one result (none for a query that was not sent or was stopped). */
+function checksOf(result: QueryResult): readonly ExpectationResult[] {
+  return result.verdict === 'passed' || result.verdict === 'failed' ? result.checks : [];
 }
 
 /** What of the known names decides the tree (ids, names, environments, the current application). */

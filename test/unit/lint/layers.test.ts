@@ -61,6 +61,22 @@ describe('lint: the layers of src/ hold on resolved paths', () => {
     assert.match((await lint('src/client/example.ts', "import * as vscode from 'vscode';"))[0], /client may not import the vscode API/);
   });
 
+  it('the command line never imports the editor’s code, and the editor never imports the command line’s', async () => {
+    for (const specifier of ['../host/query/runner', '../host/queryFiles/testing', './../host/platform/settings', '../../src/host/platform/log']) {
+      const messages = await lint('src/cli/example.ts', `import { x } from '${specifier}';`);
+      assert.equal(messages.length, 1, specifier);
+      assert.match(messages[0], /cli may not import host\//);
+    }
+    for (const code of ["import * as vscode from 'vscode';", "import type { Uri } from 'vscode';"]) assert.match((await lint('src/cli/example.ts', code))[0], /cli may not import the vscode API/);
+    for (const file of ['src/host/queryFiles/example.ts', 'src/extension.ts', 'src/client/example.ts', 'src/shared/example.ts']) {
+      const specifier = path.relative(path.dirname(path.join(root, file)), path.join(root, 'src/cli/main')).split(path.sep).join('/');
+      const messages = await lint(file, `import { x } from '${specifier.startsWith('.') ? specifier : `./${specifier}`}';`);
+      assert.equal(messages.length, 1, file);
+      assert.match(messages[0], /may not import cli/);
+    }
+    assert.deepEqual(await lint('src/cli/example.ts', "import { runQueries } from '../client/queryFiles/engine';\nimport { plainText } from '../shared/plainText';\nimport { readFile } from 'node:fs';"), []);
+  });
+
   it('a surface that imports another surface fails, however it is spelled; `import type` passes', async () => {
     const file = 'src/host/answerPanel/example.ts';
     const spellings = [
