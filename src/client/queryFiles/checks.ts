@@ -6,10 +6,11 @@
  * with the run); `judged by model` asks whatever model judge the caller has (VS Code's language
  * models in the editor; the command line has none and reports it as not run).
  */
+import { CASES_MAX_BYTES, casesFormat, parseCases } from '../checks/cases';
 import { compileJsonSchema, SCHEMA_MAX_BYTES } from '../checks/jsonSchema';
 import { applicationLabel } from '../../shared/applications';
 import type { QueryOutcome } from '../../shared/outcome';
-import { gradingPrompt, readVerdict, type Expectation, type Judgement, type SchemaCheck } from '../../shared/queryFile';
+import { gradingPrompt, readVerdict, type CasesTable, type Expectation, type Judgement, type SchemaCheck, type Span } from '../../shared/queryFile';
 import { findApplication, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
 import type { ContextFileReader } from './contextText';
 import type { QuerySender } from './engine';
@@ -80,4 +81,14 @@ async function askModel(model: string, criterion: string, context: JudgeContext)
   if (context.askModel === undefined) return { error: `judged by model ${model} needs VS Code's language models; the command line has none.`, notRun: true };
   const answer = await context.askModel(model, gradingPrompt({ criterion, question: context.question, answer: context.answer }), context.signal);
   return 'error' in answer ? answer : readVerdict(answer.text);
+}
+
+/** A query's cases file read inside the fence and parsed, or why it cannot be (a missing file, one too large, nothing that parses). */
+export async function loadCases(cases: { readonly path: string; readonly span: Span }, read: ContextFileReader): Promise<CasesTable | { readonly error: string }> {
+  const file = await read({ path: cases.path, span: cases.span });
+  if ('problem' in file) return { error: file.problem.replace(/a context file/g, 'a cases file') };
+  if (file.text.length > CASES_MAX_BYTES) return { error: `${cases.path} is larger than a cases file may be (${CASES_MAX_BYTES / 1024 / 1024} MiB).` };
+  const table = parseCases(file.text, casesFormat(cases.path));
+  if (table.rows.length === 0) return { error: `${cases.path} has no case that can be read${table.problems.length === 0 ? '' : `: ${table.problems[0].message}`}` };
+  return table;
 }

@@ -4,7 +4,8 @@ import { outcomeFacts } from '../../client/queryFiles/facts';
 import { serviceOrigin } from '../../client/queryFiles/sources';
 import type { QueryOutcome } from '../../shared/outcome';
 import { plain, plainText } from '../../shared/plainText';
-import type { ExpectationResult, QueryEntry } from '../../shared/queryFile';
+import { caseLabel, caseQuery, type CasesTable, type ExpectationResult, type QueryEntry, type Span } from '../../shared/queryFile';
+import { loadCases } from '../../client/queryFiles/checks';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
 import type { QueryInfo, QuerySink } from '../query/types';
@@ -39,6 +40,8 @@ interface ItemRef {
   readonly occurrence: number;
   /** Set on a per-application child of a query with several applications. */
   readonly applicationId?: string;
+  /** Set on a case of a query with a cases file: its row number (1-based). */
+  readonly caseNumber?: number;
 }
 
 /**
@@ -55,6 +58,8 @@ export class QueryTesting implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private knownCache: KnownNames | undefined;
   private knownSignature = '';
+  /** The latest listing of each query's cases (by item id), so an older one that ends later is dropped. */
+  private readonly caseListings = new Map<string, number>();
 
   constructor(private readonly deps: QueryTestingDeps) {
     this.knownSignature = signature(this.known());
@@ -144,7 +149,9 @@ export class QueryTesting implements vscode.Disposable {
       if (item.sortText !== sortText) item.sortText = sortText;
       this.refs.set(item, { file: uri, name: query.name, occurrence });
       const { targets } = queryTargets(query, known);
-      if (query.applications.length > 1 && targets.length > 1) {
+      if (query.cases !== undefined) {
+        void this.listCases(item, { file: uri, name: query.name, occurrence }, query.cases);
+      } else if (query.applications.length > 1 && targets.length > 1) {
         item.children.replace(
           targets.map((target, i) => {
             const childId = `${queryId}@${target.applicationId}`;
@@ -163,6 +170,33 @@ export class QueryTesting implements vscode.Disposable {
     fileItem.children.replace(children);
   }
 
+  /**
+   * A query's cases as its children, one per row (read in the background, so a file of thousands
+   * of rows never holds up the tree); a file that cannot be read shows its reason on the query.
+   */
+  private async listCases(item: vscode.TestItem, ref: ItemRef, cases: { readonly path: string; readonly span: Span }): Promise<void> {
+    const generation = (this.caseListings.get(item.id) ?? 0) + 1;
+    this.caseListings.set(item.id, generation);
+    const table = await loadCases(cases, contextReader(ref.file));
+    // A newer listing (the file changed again) wins.
+    if (this.caseListings.get(item.id) !== generation) return;
+    if ('error' in table) {
+      item.error = plainText(table.error);
+      item.children.replace([]);
+      return;
+    }
+    item.error = undefined;
+    item.children.replace(
+      table.rows.map((row) => {
+        const child = this.controller.createTestItem(`${item.id}~${row.number}`, plainText(caseLabel(row)), ref.file);
+        child.range = item.range;
+        child.sortText = String(row.number).padStart(6, '0');
+        this.refs.set(child, { ...ref, caseNumber: row.number });
+        return child;
+      }),
+    );
+  }
+
   /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once (the engine's run). */
   private async run(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     const run = this.controller.createTestRun(request, undefined, true);
@@ -179,7 +213,8 @@ export class QueryTesting implements vscode.Disposable {
           const signal = AbortSignal.any([request, view]);
           const files = new Map<string, Promise<CatalogEntry | undefined>>();
           const known = knownNames(this.deps);
-          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
+          const cases: CaseFiles = new Map();
+          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known, cases)))).filter((leaf) => leaf !== undefined);
           await runQueries(planned, this.send, {
             concurrency: this.deps.settings.queryConcurrency(),
             signal,
@@ -235,7 +270,7 @@ export class QueryTesting implements vscode.Disposable {
    * reporting why it cannot run. Every leaf is planned before any is queued, so the queue follows
    * file order; context files are read only when a query's turn comes.
    */
-  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedQuery<Leaf> | undefined> {
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames, cases: CaseFiles): Promise<PlannedQuery<Leaf> | undefined> {
     const ref = this.refs.get(item);
     if (ref === undefined) return undefined;
     // Each file is read and parsed once per run, however many of its queries run.
@@ -250,13 +285,37 @@ export class QueryTesting implements vscode.Disposable {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
       return undefined;
     }
-    const plan = planQuery(query, known);
+    const cased = await this.caseOf(query, ref, cases);
+    if ('error' in cased) {
+      run.errored(item, located(new vscode.TestMessage(plainText(cased.error)), ref.file, cased.line));
+      return undefined;
+    }
+    const plan = planQuery(cased.query, known);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
       return undefined;
     }
     const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
-    return { tag: { item, file: ref.file }, query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
+    return { tag: { item, file: ref.file }, query: cased.query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
+  }
+
+  /** The query one leaf runs: the query itself, or for a case its row filled in (each cases file read once per run). */
+  private async caseOf(query: QueryEntry, ref: ItemRef, cases: CaseFiles): Promise<{ query: QueryEntry } | { error: string; line: number }> {
+    if (query.cases === undefined) return { query };
+    const line = query.cases.span.line;
+    const key = `${ref.file.toString()}\n${query.cases.path}`;
+    let reading = cases.get(key);
+    if (reading === undefined) {
+      reading = loadCases(query.cases, contextReader(ref.file));
+      cases.set(key, reading);
+    }
+    const table = await reading;
+    if ('error' in table) return { error: `Not sent: ${table.error}`, line };
+    if (ref.caseNumber === undefined) return { error: 'Run its cases: this query takes its questions from a cases file, and they are not listed yet.', line };
+    const row = table.rows.find((r) => r.number === ref.caseNumber);
+    if (row === undefined) return { error: `Case ${ref.caseNumber} is no longer in ${query.cases.path}.`, line };
+    const filled = caseQuery(query, row);
+    return 'error' in filled ? filled : { query: filled };
   }
 
   /** One leaf's result in the Testing view: the answer and its facts in the output, then its state. */
@@ -301,6 +360,9 @@ export class QueryTesting implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 }
+
+/** The cases files a run has read (by query file and path), each once. */
+type CaseFiles = Map<string, Promise<CasesTable | { readonly error: string }>>;
 
 /** The query an item stands for, by name and occurrence (its position may have moved). */
 function findQuery(queries: readonly QueryEntry[], ref: ItemRef): QueryEntry | undefined {
