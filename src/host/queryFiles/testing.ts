@@ -58,6 +58,8 @@ export class QueryTesting implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private knownCache: KnownNames | undefined;
   private knownSignature = '';
+  /** The History entry of each item's latest run (this window's), for Show Changes Since Last Run. */
+  private readonly exchanges = new Map<string, string>();
   /** The latest listing of each query's cases (by item id), so an older one that ends later is dropped. */
   private readonly caseListings = new Map<string, number>();
 
@@ -323,6 +325,12 @@ export class QueryTesting implements vscode.Disposable {
     const { item, file } = leaf.tag;
     const { query, target } = leaf;
     const repeats = result.verdict === 'passed' || result.verdict === 'failed' ? result.repeats : undefined;
+    const exchangeId = result.sent?.outcome.exchangeId;
+    if (exchangeId !== undefined) {
+      this.exchanges.set(item.id, exchangeId);
+      // The query's own item finds its latest run too, when it ran as its only application's or case's child.
+      if (item.parent !== undefined && item.parent.children.size === 1) this.exchanges.set(item.parent.id, exchangeId);
+    }
     if (repeats !== undefined) {
       repeats.runs.forEach((one, i) => {
         if (one.sent !== undefined) run.appendOutput(terminalText(outputText(query, target, one.sent, `run ${i + 1} of ${repeats.runs.length}`, checksOf(one))), undefined, item);
@@ -354,6 +362,11 @@ export class QueryTesting implements vscode.Disposable {
         return never;
       }
     }
+  }
+
+  /** The History entry of an item's latest run in this window, if it ran. */
+  latestExchange(itemId: string): string | undefined {
+    return this.exchanges.get(itemId);
   }
 
   dispose(): void {
