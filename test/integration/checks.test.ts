@@ -31,6 +31,9 @@ describe('Query files: checks for answers that vary', () => {
 
   after(async () => {
     await rm(path.join(folder(), DIR), { recursive: true, force: true });
+    // Let the Testing view take the file away before the next suite writes its own files.
+    const api = await hooks();
+    await waitFor(async () => !(await api.queryTests()).some((n) => n.id.includes(`/${DIR}/`)) || undefined, 'the checks file leaves the Testing view');
   });
 
   it('judges, repeats, JSON and its schema, the longest gap, and cases each report what a user needs to see', async () => {
