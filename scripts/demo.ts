@@ -12,7 +12,7 @@ import { makeWorkspace, type TempWorkspace } from '../test/launch/workspace';
 
 const VERSION = '4.100.3';
 /** The applications the demo configures, in picker order. */
-const DEMO_APPS = ['demo-assistant', 'sse-openai', 'ndjson', 'echo', 'bulk', 'cutoff', 'stall', 'fail-401', 'fail-429', 'fail-500', 'hostile'];
+const DEMO_APPS = ['demo-assistant', 'sse-openai', 'ndjson', 'echo', 'bulk', 'cutoff', 'stall', 'fail-401', 'fail-429', 'fail-500', 'hostile', 'judge', 'judge-malformed', 'judge-broken'];
 
 const SAMPLE_FILES: Readonly<Record<string, string>> = {
   'src/cache.ts': [
@@ -56,6 +56,38 @@ const SAMPLE_FILES: Readonly<Record<string, string>> = {
     '    return dict(sorted(result.items(), key=lambda item: -item[1]))',
     '',
   ].join('\n'),
+  // The checks for answers that vary (docs/checks.md), against the reference service's applications.
+  'checks.aq.md': [
+    '# Checks for answers that vary',
+    '',
+    'Run these from the Testing view. Set the keys of echo, demo-assistant and judge first.',
+    '',
+    '## Refund policy, judged',
+    '- application: demo-assistant',
+    '- runs: 3',
+    '- expect: judged by judge: mentions "refund"',
+    '- expect: max gap under 2s',
+    '',
+    'What is our refund policy?',
+    '',
+    '## Answers JSON',
+    '- application: echo',
+    '- expect: json',
+    '- expect: json schema checks/answer.schema.json',
+    '',
+    'Give me the order as JSON.',
+    '',
+    '## Each topic',
+    '- application: demo-assistant',
+    '- cases: checks/topics.csv',
+    '- expect: contains "{{topic}}"',
+    '- expect: judged by judge: mentions "{{word}}"',
+    '',
+    'Tell me about {{topic}}.',
+    '',
+  ].join('\n'),
+  'checks/answer.schema.json': `${JSON.stringify({ type: 'object', required: ['query'], properties: { query: { type: 'string', minLength: 1 } } }, null, 2)}\n`,
+  'checks/topics.csv': ['topic,word', 'refunds,refunds', 'shipping,shipping', 'returns,holiday', ''].join('\n'),
   'README.md': [
     '# Application Query demo workspace',
     '',

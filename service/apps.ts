@@ -93,6 +93,12 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
     'text/plain: "size" bytes (default 48 KiB) of backslashes in 4 KiB chunks'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
     'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown ("shape": "sections", the default, or "code": one long code block) in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
+  app('judge', 'Judge (rule)', 'Grades an answer by a fixed rule, for judged-by expectations.',
+    'text/plain: reads the grading prompt; PASS when the answer holds every "quoted" word of the criterion (any case), else FAIL, with the reason on the same line'),
+  app('judge-malformed', 'Judge (no verdict)', 'A judge that never gives a verdict.',
+    'text/plain: a sentence that starts with neither PASS nor FAIL and is not JSON'),
+  app('judge-broken', 'Judge (failing)', 'A judge whose model backend fails.',
+    '500 with a JSON error body'),
 ]);
 
 /** The most load applications a service may add (see {@link loadApplications}). */
@@ -477,3 +483,30 @@ export function echoKeySsePieces(key: string): string[] {
     '\nThat was all of it.\n',
   ];
 }
+
+/** A block of the grading prompt (`<<<NAME>>>` … `<<<NAME END>>>`, the markers maybe lengthened with `#`). */
+function promptBlock(prompt: string, name: string): string | undefined {
+  const m = new RegExp(`<<<${name}(#*)>>>\\n([\\s\\S]*?)\\n<<<${name}\\1 END>>>`).exec(prompt);
+  return m === null ? undefined : m[2];
+}
+
+/**
+ * What the `judge` application answers for a request body: it reads the grading prompt's criterion
+ * and answer, and passes the answer when it holds every double-quoted word of the criterion,
+ * ignoring case. Deterministic, so tests know each verdict.
+ */
+export function judgeVerdict(body: unknown): string {
+  const prompt = questionOf(body);
+  const criterion = promptBlock(prompt, 'CRITERION');
+  const answer = promptBlock(prompt, 'ANSWER');
+  if (criterion === undefined || answer === undefined) return 'FAIL: the request holds no grading prompt with a criterion and an answer.\n';
+  const words = [...criterion.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  if (words.length === 0) return 'FAIL: the criterion names no "quoted" word to look for.\n';
+  const missing = words.find((word) => !answer.toLowerCase().includes(word.toLowerCase()));
+  return missing === undefined
+    ? `PASS: the answer mentions ${words.map((w) => JSON.stringify(w)).join(' and ')}.\n`
+    : `FAIL: the answer never mentions ${JSON.stringify(missing)}.\n`;
+}
+
+/** What `judge-malformed` answers: no verdict in either form. */
+export const MALFORMED_VERDICT = 'I read the answer carefully and have some thoughts about it.\n';

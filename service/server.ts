@@ -13,7 +13,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
   APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, echoKeySsePieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
-  createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, loadApplications, requestSeed, splitIntoPieces,
+  createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, judgeVerdict, MALFORMED_VERDICT, loadApplications, requestSeed, splitIntoPieces,
   timedCode, timedMarkdown, type DemoApplication,
 } from './apps';
 import { frameAnswer, isFramedApplication } from './framing';
@@ -515,6 +515,14 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10_000);
         return sendJson(ex, 503, { error: 'The service is down for maintenance.' }, { 'Retry-After': at.toUTCString() });
       }
+      case 'judge':
+        begin(ex, 200, TEXT_HEADERS);
+        return streamPaced(ex, splitIntoPieces(judgeVerdict(body), rseed), paceMs, rseed);
+      case 'judge-malformed':
+        begin(ex, 200, TEXT_HEADERS);
+        return streamPaced(ex, splitIntoPieces(MALFORMED_VERDICT, rseed), paceMs, rseed);
+      case 'judge-broken':
+        return sendJson(ex, 500, { error: 'Internal server error: the grading model is unavailable.' });
       case 'fail-500':
         return sendJson(ex, 500, { error: 'Internal server error: the model backend crashed.', requestId: 'req-reference-500' });
       case 'html':

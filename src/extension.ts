@@ -75,7 +75,7 @@ export function compose(context: vscode.ExtensionContext): ExtensionParts {
   registerApplicationsView(context, settings, keys, current);
   registerStatusBar(context, current, registry, settings);
   registerLanguageModelFeatures(context, { extensionUri: context.extensionUri, settings, keys, current, runner, log });
-  const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel, compare });
+  const queryTesting = registerQueryFiles(context, { settings, current, runner, notifier, registry, panels, channel, compare, history, answers });
   registerWalkthrough(context, { settings, keys, history, log });
   return { settings, keys, log, registry, runner, channel, history, historyView, current, queryTesting };
 }

@@ -1,3 +1,4 @@
+import { GapMeter } from '../shared/streamPace';
 import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
 import { detectStreamShape } from './formats';
 import { ExchangeRecorder, type Exchange as RecordedExchange, type Surface } from './history';
@@ -56,6 +57,8 @@ export class QueryProgress {
   private sentAt: number | undefined;
   private firstByteMs: number | undefined;
   private bytesReceived: (() => number) | undefined;
+  /** The stream's pace, for `max gap under`. */
+  private readonly pace = new GapMeter();
 
   constructor(private readonly startedAt: number) {}
 
@@ -83,6 +86,7 @@ export class QueryProgress {
   raw(text: string): void {
     if (text !== '' && this.firstByteMs === undefined && this.sentAt !== undefined) this.firstByteMs = Date.now() - this.sentAt;
     if (text === '') return;
+    this.pace.chunk(performance.now());
     if (this.firstRaw.length < SHAPE_SAMPLE_CHARS) this.firstRaw += text.slice(0, SHAPE_SAMPLE_CHARS - this.firstRaw.length);
     this.recorder?.raw(text);
   }
@@ -113,7 +117,8 @@ export class QueryProgress {
   outcome(fields: Omit<QueryOutcome, 'durationMs' | 'wireBytes' | 'textChars'> & { wireBytes?: number }): QueryOutcome {
     this.wireBytes = fields.wireBytes ?? this.received();
     const firstByte = this.firstByteMs === undefined ? {} : { firstByteMs: this.firstByteMs };
-    return { ...fields, ...firstByte, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
+    const gap = this.pace.maxGapMs === undefined ? {} : { maxGapMs: this.pace.maxGapMs };
+    return { ...fields, ...firstByte, ...gap, httpStatus: fields.httpStatus ?? this.status, wireBytes: this.wireBytes, textChars: this.textChars, durationMs: Date.now() - this.startedAt };
   }
 
   /** The masked record of a query that sent a request (undefined when none went out); never throws. */

@@ -23,6 +23,8 @@ export interface QueryOutcome {
   readonly durationMs: number;
   /** From sending the request to the first byte of the response body, when one came. */
   readonly firstByteMs?: number;
+  /** The longest silence between two chunks of the body, where the bytes arrived (once a chunk came). */
+  readonly maxGapMs?: number;
   /** Plain-language description of anything but a clean `done`. */
   readonly message?: string;
   /** A warning about a complete answer (a character cut at the end, no text extracted, a charset). */

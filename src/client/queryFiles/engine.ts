@@ -1,8 +1,9 @@
 import { KeyedLimiter } from '../../shared/limiter';
 import type { QueryOutcome } from '../../shared/outcome';
 import type { QueryInput } from '../../shared/prepare';
-import { checkExpectations, type ExpectationResult, type QueryEntry } from '../../shared/queryFile';
+import { checkExpectations, type ExpectationResult, type OutsideVerdicts, type QueryEntry } from '../../shared/queryFile';
 import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
+import { askJudges, loadSchemas, type ModelJudge } from './checks';
 import { readQueryContext, type ContextFileReader } from './contextText';
 
 /** Why a query cannot be sent (nothing was), and the line of the query file that says so. */
@@ -79,14 +80,30 @@ export type QueryResult =
   | { readonly verdict: 'errored'; readonly message: string; readonly line: number; readonly sent?: SentQuery }
   /** Stopped before or while it ran. */
   | { readonly verdict: 'skipped'; readonly sent?: SentQuery }
-  | { readonly verdict: 'passed' | 'failed'; readonly sent: SentQuery; readonly checks: readonly ExpectationResult[] };
+  | {
+      readonly verdict: 'passed' | 'failed';
+      readonly sent: SentQuery;
+      readonly checks: readonly ExpectationResult[];
+      /** For a query with `- runs:` above 1: each run's own result, in order, and how many passed. */
+      readonly repeats?: { readonly runs: readonly QueryResult[]; readonly passed: number; readonly needed: number };
+    };
+
+/** What checking needs beyond the exchange: the names (to find a judge application) and, in the editor, a model judge. */
+export interface CheckOptions {
+  readonly known?: KnownNames;
+  readonly askModel?: ModelJudge;
+}
 
 /** Checks what came back against the query's expectations. */
-export function verdictOf(query: QueryEntry, sent: SentQuery): QueryResult {
+export function verdictOf(query: QueryEntry, sent: SentQuery, outside: OutsideVerdicts = {}): QueryResult {
   const { outcome } = sent;
   if (outcome.kind === 'stopped') return { verdict: 'skipped', sent };
   if (!sent.sent) return { verdict: 'errored', message: outcome.message ?? 'Not sent.', line: query.headingLine, sent };
-  const checks = checkExpectations(query.expect, { status: outcome.httpStatus, answer: sent.answer, firstByteMs: outcome.firstByteMs, totalMs: outcome.durationMs, kind: outcome.kind, message: outcome.message });
+  const checks = checkExpectations(
+    query.expect,
+    { status: outcome.httpStatus, answer: sent.answer, firstByteMs: outcome.firstByteMs, totalMs: outcome.durationMs, kind: outcome.kind, message: outcome.message, maxGapMs: outcome.maxGapMs },
+    outside,
+  );
   return { verdict: checks.every((check) => check.passed) ? 'passed' : 'failed', sent, checks };
 }
 
@@ -94,11 +111,49 @@ export function verdictOf(query: QueryEntry, sent: SentQuery): QueryResult {
  * Runs one planned query: its context read (inside the fence) and its request sent, then its
  * expectations checked. The seam every feature that runs a query builds on.
  */
-export async function runPlannedQuery<Tag>(planned: PlannedQuery<Tag>, send: QuerySender, signal: AbortSignal): Promise<QueryResult> {
-  const input = await queryInput(planned.query, planned.target, planned.readContext);
+export async function runPlannedQuery<Tag>(planned: PlannedQuery<Tag>, send: QuerySender, signal: AbortSignal, options: CheckOptions = {}): Promise<QueryResult> {
+  const { query, target } = planned;
+  const input = await queryInput(query, target, planned.readContext);
   if ('ok' in input) return { verdict: 'errored', message: input.message, line: input.line };
   if (signal.aborted) return { verdict: 'skipped' };
-  return verdictOf(planned.query, await send(input, planned.target, signal));
+  const schemas = await loadSchemas(query.expect, planned.readContext);
+  const runs = query.runs ?? 1;
+  const results: QueryResult[] = [];
+  for (let i = 0; i < runs && !signal.aborted; i++) {
+    const sent = await send(input, target, signal);
+    const { outcome } = sent;
+    const answered = sent.sent && outcome.kind === 'done' && outcome.httpStatus !== undefined && outcome.httpStatus >= 200 && outcome.httpStatus <= 299;
+    const judgements = answered
+      ? await askJudges(query.expect, { send, known: options.known ?? { applications: [], environments: [] }, question: query.question, answer: sent.answer, signal, ...(target.environment === undefined ? {} : { environment: target.environment }), ...(options.askModel === undefined ? {} : { askModel: options.askModel }) })
+      : undefined;
+    const result = verdictOf(query, sent, { schemas, ...(judgements === undefined ? {} : { judgements }) });
+    results.push(result);
+    if (result.verdict === 'skipped') break;
+  }
+  return runs === 1 ? (results[0] ?? { verdict: 'skipped' }) : combineRuns(query, results, runs);
+}
+
+/**
+ * The result of a repeated query: passed when at least `passes` (default: every) run met every
+ * expectation; a failure lists how many did and each failed run's reasons. A run stopped part-way
+ * makes the whole query skipped; runs that were none of them sent make it errored.
+ */
+function combineRuns(query: QueryEntry, results: readonly QueryResult[], runs: number): QueryResult {
+  const last = results[results.length - 1];
+  if (last === undefined || last.verdict === 'skipped' || results.length < runs) return { verdict: 'skipped', ...(last?.sent === undefined ? {} : { sent: last.sent }) };
+  const lastSent = [...results].reverse().find((r) => r.verdict === 'passed' || r.verdict === 'failed');
+  if (lastSent === undefined || lastSent.verdict === 'skipped' || lastSent.verdict === 'errored') return results[0];
+  const needed = query.passes ?? runs;
+  const passed = results.filter((r) => r.verdict === 'passed').length;
+  const repeats = { runs: results, passed, needed };
+  if (passed >= needed) return { verdict: 'passed', sent: lastSent.sent, checks: lastSent.checks, repeats };
+  const summary: ExpectationResult = { passed: false, message: `${passed} of ${runs} runs passed; ${needed === runs ? 'every run must pass' : `at least ${needed} must`}.`, expected: `${needed} of ${runs}`, actual: `${passed} of ${runs}` };
+  const checks: ExpectationResult[] = [summary];
+  results.forEach((r, i) => {
+    if (r.verdict === 'errored') checks.push({ passed: false, message: `Run ${i + 1}: ${r.message}` });
+    else if (r.verdict === 'failed') for (const check of r.checks) if (!check.passed) checks.push({ ...check, message: `Run ${i + 1}: ${check.message}` });
+  });
+  return { verdict: 'failed', sent: lastSent.sent, checks, repeats };
 }
 
 /** What a run reports as it goes. */
@@ -113,7 +168,7 @@ export interface RunListener<Tag> {
  * given. A query's context is read only when it has its place, so what a run holds follows the
  * concurrency, not the number of queries. After `signal` aborts, queries that have not started are skipped.
  */
-export async function runQueries<Tag>(planned: readonly PlannedQuery<Tag>[], send: QuerySender, options: { readonly concurrency: number; readonly signal: AbortSignal; readonly listener: RunListener<Tag> }): Promise<QueryResult[]> {
+export async function runQueries<Tag>(planned: readonly PlannedQuery<Tag>[], send: QuerySender, options: { readonly concurrency: number; readonly signal: AbortSignal; readonly listener: RunListener<Tag>; readonly checks?: CheckOptions }): Promise<QueryResult[]> {
   const limiter = new KeyedLimiter(options.concurrency);
   return Promise.all(
     planned.map((one) =>
@@ -122,7 +177,7 @@ export async function runQueries<Tag>(planned: readonly PlannedQuery<Tag>[], sen
         if (options.signal.aborted) result = { verdict: 'skipped' };
         else {
           options.listener.started(one);
-          result = await runPlannedQuery(one, send, options.signal);
+          result = await runPlannedQuery(one, send, options.signal, options.checks);
         }
         options.listener.ended(one, result);
         return result;

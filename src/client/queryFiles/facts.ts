@@ -7,6 +7,7 @@ export function outcomeFacts(outcome: QueryOutcome): string {
     outcome.httpStatus === undefined ? 'no response' : `HTTP ${outcome.httpStatus}`,
     outcome.firstByteMs === undefined ? undefined : `first byte ${formatDuration(outcome.firstByteMs)}`,
     `total ${formatDuration(outcome.durationMs)}`,
+    outcome.maxGapMs === undefined ? undefined : `longest gap ${formatDuration(outcome.maxGapMs)}`,
     `${formatBytes(outcome.wireBytes)} received`,
     `${outcome.textChars} characters`,
   ]

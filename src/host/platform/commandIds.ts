@@ -23,4 +23,5 @@ export const Commands = {
   runQueryOn: 'applicationQuery.runQueryOn',
   compare: 'applicationQuery.compare',
   compareExchanges: 'applicationQuery.compareExchanges',
+  showChanges: 'applicationQuery.showChanges',
 } as const;

@@ -9,6 +9,9 @@ const KEYS: readonly (readonly [string, string])[] = [
   ['environment', 'The environment to send to (a name from applicationQuery.environments).'],
   ['context', 'A workspace-relative file sent with the question, optionally #L10-40. Repeatable.'],
   ['expect', 'What the answer must satisfy. Repeatable.'],
+  ['cases', 'A CSV (header row), JSON Lines or JSON array file: each row is one case, its values fill {{column}}.'],
+  ['runs', 'Send the query this many times (at most 20).'],
+  ['passes', 'How many of the runs must pass (default: all).'],
 ];
 
 /** The `expect:` forms, as snippets. */
@@ -19,6 +22,11 @@ const EXPECT_FORMS: readonly (readonly [string, string, string])[] = [
   ['status 200', 'status ${1:200}', 'The HTTP status (also 2xx).'],
   ['first byte under 2s', 'first byte under ${1:2s}', 'The first byte of the answer arrives in time.'],
   ['total under 10s', 'total under ${1:10s}', 'The whole answer arrives in time.'],
+  ['json', 'json', 'The answer (or the single fenced block it consists of) is JSON.'],
+  ['json schema …', 'json schema ${1:schemas/answer.schema.json}', 'The answer is JSON that validates against this JSON Schema file.'],
+  ['max gap under 2s', 'max gap under ${1:2s}', 'No silence between two chunks of the stream lasts this long.'],
+  ['judged by …: …', 'judged by ${1:grader}: ${2:criterion}', 'Another application grades the answer against the criterion (PASS or FAIL).'],
+  ['judged by model …', 'judged by model ${1:name}: ${2:criterion}', 'One of VS Code\'s language models grades the answer (asks for your consent).'],
 ];
 
 const OPTION_LINE = /^(\s*[-*+]\s+)([A-Za-z0-9_-]*)$/;
@@ -71,6 +79,17 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
     }
     if (key === 'expect') {
       const from = position.character - value.length;
+      const judged = /^judged\s+by\s+([^:]*)$/i.exec(value);
+      if (judged !== null) {
+        const typed = position.character - judged[1].length;
+        return this.settings.applications().applications.map((app) => {
+          const item = new vscode.CompletionItem(app.id, vscode.CompletionItemKind.Value);
+          item.insertText = `${app.id}: `;
+          item.detail = plainText(applicationName(app));
+          item.range = new vscode.Range(position.line, typed, position.line, position.character);
+          return item;
+        });
+      }
       return EXPECT_FORMS.map(([label, snippet, detail]) => {
         // eslint-disable-next-line aq/outside-text -- the expect forms are the extension's own words (EXPECT_FORMS).
         const item = new vscode.CompletionItem(label, vscode.CompletionItemKind.Snippet);
@@ -80,7 +99,7 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
         return item;
       });
     }
-    if (key === 'context') return contextPaths(doc, position, value);
+    if (key === 'context' || key === 'cases') return contextPaths(doc, position, value);
     return [];
   }
 }

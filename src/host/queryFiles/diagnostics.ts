@@ -1,13 +1,14 @@
 import * as vscode from 'vscode';
 import { plainText } from '../../shared/plainText';
-import type { ParsedQueryFile, Span } from '../../shared/queryFile';
+import { missingColumns, type ParsedQueryFile, type QueryEntry, type Span } from '../../shared/queryFile';
+import { loadCases, loadSchemas } from '../../client/queryFiles/checks';
 import type { Settings } from '../platform/settings';
 import { Commands } from '../platform/commandIds';
 import type { QueryFileCatalog } from './catalog';
 import { isQueryFile } from './catalog';
-import { checkContextFile } from './contextFiles';
+import { checkContextFile, contextReader } from './contextFiles';
 import { knownNames, type PlanDeps } from './plan';
-import { queryTargets } from '../../shared/queryFile/targets';
+import { findApplication, queryTargets, type KnownNames } from '../../shared/queryFile/targets';
 
 /** The `source` of every diagnostic and code action of query files. */
 const SOURCE = 'Application Query';
@@ -92,6 +93,7 @@ async function diagnose(doc: vscode.TextDocument, parsed: ParsedQueryFile, deps:
       diagnostic.code = problem.code;
       out.push(withSource(diagnostic));
     }
+    checks.push(checkChecks(doc, query, known, out));
     for (const ref of query.context) {
       checks.push(
         checkContextFile(doc.uri, ref).then((located) => {
@@ -106,6 +108,45 @@ async function diagnose(doc: vscode.TextDocument, parsed: ParsedQueryFile, deps:
   }
   await Promise.all(checks);
   return out.sort((a, b) => a.range.start.compareTo(b.range.start));
+}
+
+/**
+ * The problems of a query's checks that need the settings or the disk: a judge application the
+ * settings lack, a schema file that is missing or not a schema, a cases file that cannot be read,
+ * and a `{{column}}` its cases file lacks.
+ */
+async function checkChecks(doc: vscode.TextDocument, query: QueryEntry, known: KnownNames, out: vscode.Diagnostic[]): Promise<void> {
+  const add = (span: Span, message: string, code: string): void => {
+    const diagnostic = new vscode.Diagnostic(range(span), plainText(message), vscode.DiagnosticSeverity.Error);
+    diagnostic.code = code;
+    out.push(withSource(diagnostic));
+  };
+  for (const e of query.expect) {
+    if (e.kind === 'judgedBy' && findApplication(e.application, known.applications) === undefined) add(e.span, `There is no judge application "${e.application}" in applicationQuery.applications.`, 'unknownApplication');
+  }
+  const read = contextReader(doc.uri);
+  if (query.expect.some((e) => e.kind === 'jsonSchema')) {
+    const schemas = await loadSchemas(query.expect, read);
+    for (const e of query.expect) {
+      const schema = e.kind === 'jsonSchema' ? schemas.get(e.path) : undefined;
+      if (schema !== undefined && 'error' in schema) add(e.span, `json schema: ${schema.error}`, 'schemaFile');
+    }
+  }
+  if (query.cases === undefined) return;
+  const table = await loadCases(query.cases, read);
+  if ('error' in table) {
+    add(query.cases.span, table.error, 'casesFile');
+    return;
+  }
+  if (table.problems.length > 0) {
+    const diagnostic = new vscode.Diagnostic(range(query.cases.span), plainText(`${table.problems.length === 1 ? 'A row' : 'Some rows'} of ${query.cases.path} cannot be read: ${table.problems.map((p) => p.message).join(' ')}`), vscode.DiagnosticSeverity.Warning);
+    diagnostic.code = 'casesFile';
+    out.push(withSource(diagnostic));
+  }
+  const questionLines = query.questionLine === undefined ? [] : query.question.split('\n');
+  for (const missing of missingColumns(query, questionLines, table.columns)) {
+    add(missing.span, `${query.cases.path} has no column "${missing.name}". Its columns: ${table.columns.slice(0, 12).join(', ')}${table.columns.length > 12 ? ', …' : ''}.`, 'unknownColumn');
+  }
 }
 
 function withSource(diagnostic: vscode.Diagnostic): vscode.Diagnostic {

@@ -4,10 +4,11 @@ import { registerQueryFileCommands, type QueryFileCommandDeps } from './commands
 import { QueryFileCodeLens } from './codeLens';
 import { QueryFileCompletion } from './completion';
 import { registerQueryDiagnostics } from './diagnostics';
+import { registerShowChanges, type ShowChangesDeps } from './showChanges';
 import { QueryTesting } from './testing';
 
 /** What query files need from the rest of the extension. */
-export type QueryFileDeps = Omit<QueryFileCommandDeps, 'catalog' | 'testing'>;
+export type QueryFileDeps = Omit<QueryFileCommandDeps, 'catalog' | 'testing'> & Omit<ShowChangesDeps, 'testing'>;
 
 /** The selector of query files in every scheme (saved, unsaved, remote). */
 const QUERY_FILES: vscode.DocumentSelector = { pattern: '**/*.aq.md' };
@@ -28,5 +29,6 @@ export function registerQueryFiles(context: vscode.ExtensionContext, deps: Query
   );
   registerQueryDiagnostics(context, { ...deps, catalog });
   registerQueryFileCommands(context, { ...deps, catalog, testing });
+  registerShowChanges(context, { ...deps, testing });
   return testing;
 }

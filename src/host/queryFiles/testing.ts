@@ -4,7 +4,8 @@ import { outcomeFacts } from '../../client/queryFiles/facts';
 import { serviceOrigin } from '../../client/queryFiles/sources';
 import type { QueryOutcome } from '../../shared/outcome';
 import { plain, plainText, terminalText } from '../../shared/plainText';
-import type { ExpectationResult, QueryEntry } from '../../shared/queryFile';
+import { caseLabel, caseQuery, type CasesTable, type ExpectationResult, type QueryEntry, type Span } from '../../shared/queryFile';
+import { loadCases } from '../../client/queryFiles/checks';
 import { withAbortSignal } from '../platform/cancellation';
 import type { QueryRunner } from '../query/runner';
 import type { QueryInfo, QuerySink } from '../query/types';
@@ -12,6 +13,7 @@ import type { QueryFileCatalog, CatalogEntry } from './catalog';
 import { contextReader } from './contextFiles';
 import { knownNames, type PlanDeps } from './plan';
 import { queryTargets, type KnownNames, type QueryTarget } from '../../shared/queryFile/targets';
+import { vscodeModelJudge } from './modelJudge';
 import { requireTrust, TRUST_MESSAGE } from './trust';
 
 /** The test controller's id and label (the product's contract). */
@@ -38,6 +40,8 @@ interface ItemRef {
   readonly occurrence: number;
   /** Set on a per-application child of a query with several applications. */
   readonly applicationId?: string;
+  /** Set on a case of a query with a cases file: its row number (1-based). */
+  readonly caseNumber?: number;
 }
 
 /**
@@ -54,6 +58,10 @@ export class QueryTesting implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private knownCache: KnownNames | undefined;
   private knownSignature = '';
+  /** The History entry of each item's latest run (this window's), for Show Changes Since Last Run. */
+  private readonly exchanges = new Map<string, string>();
+  /** The latest listing of each query's cases (by item id), so an older one that ends later is dropped. */
+  private readonly caseListings = new Map<string, number>();
 
   constructor(private readonly deps: QueryTestingDeps) {
     this.knownSignature = signature(this.known());
@@ -150,7 +158,9 @@ export class QueryTesting implements vscode.Disposable {
       if (item.sortText !== sortText) item.sortText = sortText;
       this.refs.set(item, { file: uri, name: query.name, occurrence });
       const { targets } = queryTargets(query, known);
-      if (query.applications.length > 1 && targets.length > 1) {
+      if (query.cases !== undefined) {
+        void this.listCases(item, { file: uri, name: query.name, occurrence }, query.cases);
+      } else if (query.applications.length > 1 && targets.length > 1) {
         item.children.replace(
           targets.map((target, i) => {
             const childId = `${queryId}@${target.applicationId}`;
@@ -167,6 +177,33 @@ export class QueryTesting implements vscode.Disposable {
       children.push(item);
     }
     fileItem.children.replace(children);
+  }
+
+  /**
+   * A query's cases as its children, one per row (read in the background, so a file of thousands
+   * of rows never holds up the tree); a file that cannot be read shows its reason on the query.
+   */
+  private async listCases(item: vscode.TestItem, ref: ItemRef, cases: { readonly path: string; readonly span: Span }): Promise<void> {
+    const generation = (this.caseListings.get(item.id) ?? 0) + 1;
+    this.caseListings.set(item.id, generation);
+    const table = await loadCases(cases, contextReader(ref.file));
+    // A newer listing (the file changed again) wins.
+    if (this.caseListings.get(item.id) !== generation) return;
+    if ('error' in table) {
+      item.error = plainText(table.error);
+      item.children.replace([]);
+      return;
+    }
+    item.error = undefined;
+    item.children.replace(
+      table.rows.map((row) => {
+        const child = this.controller.createTestItem(`${item.id}~${row.number}`, plainText(caseLabel(row)), ref.file);
+        child.range = item.range;
+        child.sortText = String(row.number).padStart(6, '0');
+        this.refs.set(child, { ...ref, caseNumber: row.number });
+        return child;
+      }),
+    );
   }
 
   /** A test run: every item asked for (files expand to their queries), in file order, at most a few per service at once (the engine's run). */
@@ -186,11 +223,13 @@ export class QueryTesting implements vscode.Disposable {
           const signal = AbortSignal.any([request, view]);
           const files = new Map<string, Promise<CatalogEntry | undefined>>();
           const known = knownNames(this.deps);
-          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known)))).filter((leaf) => leaf !== undefined);
+          const cases: CaseFiles = new Map();
+          const planned = (await Promise.all(leaves.map((leaf) => this.planLeaf(run, leaf, files, known, cases)))).filter((leaf) => leaf !== undefined);
           await runQueries(planned, this.send, {
             concurrency: this.deps.settings.queryConcurrency(),
             signal,
             listener: { started: (leaf) => run.started(leaf.tag.item), ended: (leaf, result) => this.report(run, leaf, result) },
+            checks: { known, askModel: vscodeModelJudge },
           });
         }),
       );
@@ -241,7 +280,7 @@ export class QueryTesting implements vscode.Disposable {
    * reporting why it cannot run. Every leaf is planned before any is queued, so the queue follows
    * file order; context files are read only when a query's turn comes.
    */
-  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames): Promise<PlannedQuery<Leaf> | undefined> {
+  private async planLeaf(run: vscode.TestRun, item: vscode.TestItem, files: Map<string, Promise<CatalogEntry | undefined>>, known: KnownNames, cases: CaseFiles): Promise<PlannedQuery<Leaf> | undefined> {
     const ref = this.refs.get(item);
     if (ref === undefined) return undefined;
     // Each file is read and parsed once per run, however many of its queries run.
@@ -256,20 +295,58 @@ export class QueryTesting implements vscode.Disposable {
       run.errored(item, new vscode.TestMessage(plain`The query "${ref.name}" is no longer in ${basename(ref.file)}.`));
       return undefined;
     }
-    const plan = planQuery(query, known);
+    const cased = await this.caseOf(query, ref, cases);
+    if ('error' in cased) {
+      run.errored(item, located(new vscode.TestMessage(plainText(cased.error)), ref.file, cased.line));
+      return undefined;
+    }
+    const plan = planQuery(cased.query, known);
     if (!plan.ok) {
       run.errored(item, located(new vscode.TestMessage(plainText(plan.message)), ref.file, plan.line));
       return undefined;
     }
     const target = plan.targets.find((t) => ref.applicationId === undefined || t.applicationId === ref.applicationId) ?? plan.targets[0];
-    return { tag: { item, file: ref.file }, query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
+    return { tag: { item, file: ref.file }, query: cased.query, target, service: serviceOrigin(this.deps.settings, target), readContext: contextReader(ref.file) };
+  }
+
+  /** The query one leaf runs: the query itself, or for a case its row filled in (each cases file read once per run). */
+  private async caseOf(query: QueryEntry, ref: ItemRef, cases: CaseFiles): Promise<{ query: QueryEntry } | { error: string; line: number }> {
+    if (query.cases === undefined) return { query };
+    const line = query.cases.span.line;
+    const key = `${ref.file.toString()}\n${query.cases.path}`;
+    let reading = cases.get(key);
+    if (reading === undefined) {
+      reading = loadCases(query.cases, contextReader(ref.file));
+      cases.set(key, reading);
+    }
+    const table = await reading;
+    if ('error' in table) return { error: `Not sent: ${table.error}`, line };
+    if (ref.caseNumber === undefined) return { error: 'Run its cases: this query takes its questions from a cases file, and they are not listed yet.', line };
+    const row = table.rows.find((r) => r.number === ref.caseNumber);
+    if (row === undefined) return { error: `Case ${ref.caseNumber} is no longer in ${query.cases.path}.`, line };
+    const filled = caseQuery(query, row);
+    return 'error' in filled ? filled : { query: filled };
   }
 
   /** One leaf's result in the Testing view: the answer and its facts in the output, then its state. */
   private report(run: vscode.TestRun, leaf: PlannedQuery<Leaf>, result: QueryResult): void {
     const { item, file } = leaf.tag;
     const { query, target } = leaf;
-    if (result.sent !== undefined) run.appendOutput(terminalText(outputText(query, target, result.sent)), undefined, item);
+    const repeats = result.verdict === 'passed' || result.verdict === 'failed' ? result.repeats : undefined;
+    const exchangeId = result.sent?.outcome.exchangeId;
+    if (exchangeId !== undefined) {
+      this.exchanges.set(item.id, exchangeId);
+      // The query's own item finds its latest run too, when it ran as its only application's or case's child.
+      if (item.parent !== undefined && item.parent.children.size === 1) this.exchanges.set(item.parent.id, exchangeId);
+    }
+    if (repeats !== undefined) {
+      repeats.runs.forEach((one, i) => {
+        if (one.sent !== undefined) run.appendOutput(terminalText(outputText(query, target, one.sent, `run ${i + 1} of ${repeats.runs.length}`, checksOf(one))), undefined, item);
+      });
+      run.appendOutput(terminalText(`${repeats.passed} of ${repeats.runs.length} runs passed${repeats.needed === repeats.runs.length ? '' : ` (${repeats.needed} needed)`}.\n`), undefined, item);
+    } else if (result.sent !== undefined) {
+      run.appendOutput(terminalText(outputText(query, target, result.sent, undefined, checksOf(result))), undefined, item);
+    }
     switch (result.verdict) {
       case 'skipped':
         run.skipped(item);
@@ -295,10 +372,18 @@ export class QueryTesting implements vscode.Disposable {
     }
   }
 
+  /** The History entry of an item's latest run in this window, if it ran. */
+  latestExchange(itemId: string): string | undefined {
+    return this.exchanges.get(itemId);
+  }
+
   dispose(): void {
     for (const d of this.disposables) d.dispose();
   }
 }
+
+/** The cases files a run has read (by query file and path), each once. */
+type CaseFiles = Map<string, Promise<CasesTable | { readonly error: string }>>;
 
 /** The query an item stands for, by name and occurrence (its position may have moved). */
 function findQuery(queries: readonly QueryEntry[], ref: ItemRef): QueryEntry | undefined {
@@ -331,14 +416,22 @@ class CollectSink extends AnswerCollector implements QuerySink {
 }
 
 /** What the test output shows of one exchange: where it went, its facts, its messages and the answer. */
-function outputText(query: QueryEntry, target: QueryTarget, sent: SentQuery): string {
+function outputText(query: QueryEntry, target: QueryTarget, sent: SentQuery, which: string | undefined, checks: readonly ExpectationResult[]): string {
   const { outcome } = sent;
-  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}`;
+  const header = `${query.name} → ${target.applicationLabel}${target.environment === undefined ? '' : ` (${target.environment})`}${which === undefined ? '' : `, ${which}`}`;
   const lines = [`── ${header}`, outcomeFacts(outcome)];
   if (outcome.message !== undefined) lines.push(outcome.message);
   if (outcome.warning !== undefined) lines.push(outcome.warning);
   lines.push('', sent.answer + (sent.cut ? `\n[… the answer continues: ${outcome.textChars} characters in all; expectations were checked against the first ${sent.answer.length}]` : ''), '');
+  // Each check with its verdict: a judge's reason and the longest gap show here also when they pass.
+  for (const check of checks) lines.push(`${check.passed ? '✓' : check.notRun === true ? '–' : '✗'} ${check.message}`);
+  if (checks.length > 0) lines.push('');
   return lines.join('\n');
+}
+
+/** The checks of one result (none for a query that was not sent or was stopped). */
+function checksOf(result: QueryResult): readonly ExpectationResult[] {
+  return result.verdict === 'passed' || result.verdict === 'failed' ? result.checks : [];
 }
 
 /** What of the known names decides the tree (ids, names, environments, the current application). */

@@ -16,7 +16,34 @@ export type Expectation =
   | { readonly kind: 'contains'; readonly text: string; readonly negate: boolean; readonly source: string; readonly span: Span }
   | { readonly kind: 'matches'; readonly pattern: string; readonly flags: string; readonly regex: AnswerRegex; readonly negate: boolean; readonly source: string; readonly span: Span }
   | { readonly kind: 'status'; readonly min: number; readonly max: number; readonly source: string; readonly span: Span }
-  | { readonly kind: 'firstByteUnder' | 'totalUnder'; readonly ms: number; readonly source: string; readonly span: Span };
+  | { readonly kind: 'firstByteUnder' | 'totalUnder'; readonly ms: number; readonly source: string; readonly span: Span }
+  | { readonly kind: 'json'; readonly source: string; readonly span: Span }
+  | { readonly kind: 'jsonSchema'; readonly path: string; readonly source: string; readonly span: Span }
+  | { readonly kind: 'maxGapUnder'; readonly ms: number; readonly source: string; readonly span: Span }
+  | { readonly kind: 'judgedBy'; readonly application: string; readonly criterion: string; readonly source: string; readonly span: Span }
+  | { readonly kind: 'judgedByModel'; readonly model: string; readonly criterion?: string; readonly source: string; readonly span: Span };
+
+/** The expectations whose verdict needs something beyond the run itself (a schema file, a judge). */
+export type OutsideExpectation = Extract<Expectation, { kind: 'jsonSchema' | 'judgedBy' | 'judgedByModel' }>;
+
+/** A compiled JSON Schema: the violations of a value, each with its JSON pointer (empty when it validates). */
+export interface SchemaCheck {
+  readonly violations: (value: unknown) => readonly { readonly pointer: string; readonly message: string }[];
+}
+
+/** A judge's verdict on an answer, or why there is none (`notRun`: nothing could ask it, as on the command line for VS Code's models). */
+export type Judgement = { readonly pass: boolean; readonly reason: string } | { readonly error: string; readonly notRun?: boolean };
+
+/**
+ * What the caller found outside the run for the expectations that need it: each schema file
+ * compiled (or why it cannot be), each judge's verdict. An expectation with nothing here fails.
+ */
+export interface OutsideVerdicts {
+  /** By the `json schema` path as written. */
+  readonly schemas?: ReadonlyMap<string, SchemaCheck | { readonly error: string }>;
+  /** By the expectation object itself. */
+  readonly judgements?: ReadonlyMap<Expectation, Judgement>;
+}
 
 /** What came back from one run. */
 export interface RunResult {
@@ -27,6 +54,8 @@ export interface RunResult {
   /** 'done' when complete; otherwise the query stopped/failed */
   readonly kind: 'done' | 'stopped' | 'interrupted' | 'error';
   readonly message?: string;
+  /** The longest silence between two chunks of the stream, where the bytes arrived (undefined: fewer than one chunk came). */
+  readonly maxGapMs?: number;
 }
 
 /** The verdict on one expectation (or, without `expectation`, on the implicit "2xx and an answer" check). */
@@ -36,10 +65,12 @@ export interface ExpectationResult {
   readonly message: string;
   readonly expected?: string;
   readonly actual?: string;
+  /** The expectation could not be checked here at all (a VS Code model on the command line): neither passed nor failed by the answer. */
+  readonly notRun?: boolean;
 }
 
 /** The forms an `expect:` value can take, as error messages list them. */
-export const EXPECT_FORMS = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s';
+export const EXPECT_FORMS = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s, json, json schema path/to/schema.json, max gap under 2s, judged by <application>: <criterion>, judged by model <name or id>: <criterion>';
 
 const NOT = /^not[ \t]+/i;
 const CONTAINS = /^contains(?![\p{L}\p{N}_])/iu;
@@ -47,6 +78,11 @@ const MATCHES = /^matches(?![\p{L}\p{N}_])/iu;
 const STATUS = /^status(?![\p{L}\p{N}_])/iu;
 const FIRST_BYTE = /^first[ \t]+byte[ \t]+under(?![\p{L}\p{N}_])/iu;
 const TOTAL = /^total[ \t]+under(?![\p{L}\p{N}_])/iu;
+const JSON_FORM = /^json$/i;
+const JSON_SCHEMA = /^json[ \t]+schema(?![\p{L}\p{N}_])/iu;
+const MAX_GAP = /^max[ \t]+gap[ \t]+under(?![\p{L}\p{N}_])/iu;
+const JUDGED_BY = /^judged[ \t]+by(?![\p{L}\p{N}_])/iu;
+const MODEL = /^model(?![\p{L}\p{N}_])/iu;
 const DURATION = /^(\d{1,12}(?:\.\d{1,12})?|\.\d{1,12})[ \t]*([a-z]{1,12})$/i;
 const STATUS_CODE = /^([1-5]\d\d)$/;
 const STATUS_CLASS = /^([1-5])xx$/i;
@@ -104,7 +140,42 @@ export function parseExpectation(value: string, span: Span): Expectation | { rea
     if (ms === undefined) return { error: `${form} takes a duration above zero in ms, s or m, e.g. ${form} 2s, ${form} 1.5 s or ${form} 500ms.` };
     return { kind: firstByte !== null ? 'firstByteUnder' : 'totalUnder', ms, source, span };
   }
-  return { error: UNKNOWN(source) };
+  return parseVaryingForm(rest, source, span) ?? { error: UNKNOWN(source) };
+}
+
+/** The forms for answers that vary (json, json schema, max gap under, judged by), or undefined when `rest` is none of them. */
+function parseVaryingForm(rest: string, source: string, span: Span): Expectation | { readonly error: string } | undefined {
+  if (JSON_FORM.test(rest)) return { kind: 'json', source, span };
+  const schema = JSON_SCHEMA.exec(rest);
+  if (schema !== null) {
+    const path = rest.slice(schema[0].length).trim();
+    if (path === '') return { error: 'json schema takes the path of a JSON Schema file inside the workspace folder, e.g. json schema schemas/answer.json.' };
+    return { kind: 'jsonSchema', path, source, span };
+  }
+  const gap = MAX_GAP.exec(rest);
+  if (gap !== null) {
+    const ms = readDuration(rest.slice(gap[0].length).trim());
+    if (ms === undefined) return { error: 'max gap under takes a duration above zero in ms, s or m, e.g. max gap under 2s or max gap under 500ms.' };
+    return { kind: 'maxGapUnder', ms, source, span };
+  }
+  const judged = JUDGED_BY.exec(rest);
+  if (judged === null) return undefined;
+  const after = rest.slice(judged[0].length).trim();
+  const model = MODEL.exec(after);
+  if (model !== null && !after.slice(model[0].length).trimStart().startsWith(':')) {
+    // `judged by model <name or id>`, optionally `: <criterion>` (a colon and a space: ids may hold colons).
+    const named = after.slice(model[0].length).trim();
+    const split = /:\s/.exec(named);
+    const name = split === null ? named : named.slice(0, split.index).trim();
+    const criterion = split === null ? '' : named.slice(split.index + 1).trim();
+    if (name === '') return { error: 'judged by model takes the name or id of one of VS Code\'s language models, e.g. judged by model gpt-4o: answers politely.' };
+    return { kind: 'judgedByModel', model: name, ...(criterion === '' ? {} : { criterion }), source, span };
+  }
+  const colon = after.indexOf(':');
+  const application = colon < 0 ? '' : after.slice(0, colon).trim();
+  const criterion = colon < 0 ? '' : after.slice(colon + 1).trim();
+  if (application === '' || criterion === '') return { error: 'judged by takes an application, a colon and what the answer must meet, e.g. judged by grader: answers politely and mentions "refund".' };
+  return { kind: 'judgedBy', application, criterion, source, span };
 }
 
 /** The escapes quoted text may use (`\u` is handled on its own). */
@@ -209,10 +280,10 @@ function readDuration(text: string): number | undefined {
  * Checks a run against a query's expectations: one result per expectation, in order, after an
  * implicit first result "2xx status and a non-empty answer" when none of them is a `status`.
  */
-export function checkExpectations(expect: readonly Expectation[], result: RunResult): ExpectationResult[] {
+export function checkExpectations(expect: readonly Expectation[], result: RunResult, outside: OutsideVerdicts = {}): ExpectationResult[] {
   const results: ExpectationResult[] = [];
   if (!expect.some((e) => e.kind === 'status')) results.push(implicitCheck(result));
-  for (const expectation of expect) results.push({ expectation, ...checkOne(expectation, result) });
+  for (const expectation of expect) results.push({ expectation, ...checkOne(expectation, result, outside) });
   return results;
 }
 
@@ -237,7 +308,7 @@ function implicitCheck(result: RunResult): ExpectationResult {
   return { passed: true, message: `HTTP ${status} and a non-empty answer.` };
 }
 
-function checkOne(expectation: Expectation, result: RunResult): Verdict {
+function checkOne(expectation: Expectation, result: RunResult, outside: OutsideVerdicts): Verdict {
   switch (expectation.kind) {
     case 'contains':
       return checkContains(expectation.text, expectation.negate, result);
@@ -249,7 +320,93 @@ function checkOne(expectation: Expectation, result: RunResult): Verdict {
       return checkFirstByte(expectation.ms, result);
     case 'totalUnder':
       return checkTotal(expectation.ms, result);
+    case 'json':
+    case 'jsonSchema':
+      return checkJson(expectation, result, outside);
+    case 'maxGapUnder':
+      return checkMaxGap(expectation.ms, result);
+    case 'judgedBy':
+    case 'judgedByModel':
+      return checkJudgement(expectation, result, outside.judgements?.get(expectation));
   }
+}
+
+function checkJson(expectation: Extract<Expectation, { kind: 'json' | 'jsonSchema' }>, result: RunResult, outside: OutsideVerdicts): Verdict {
+  if (cutShort(result)) return { passed: false, message: `Cannot tell whether the answer is JSON: it did not complete (${describeEnd(result)}).` };
+  const parsed = answerJson(result.answer);
+  if ('error' in parsed) return { passed: false, message: `Expected the answer to be JSON, it is not: ${parsed.error}`, actual: result.answer };
+  if (expectation.kind === 'json') return { passed: true, message: parsed.fenced ? 'The answer\'s fenced block is JSON.' : 'The answer is JSON.' };
+  const schema = outside.schemas?.get(expectation.path);
+  const named = quote(expectation.path);
+  if (schema === undefined) return { passed: false, message: `The schema ${named} was not read, so the answer could not be checked against it.` };
+  if ('error' in schema) return { passed: false, message: `The answer could not be checked against ${named}: ${schema.error}` };
+  const violations = schema.violations(parsed.value);
+  if (violations.length === 0) return { passed: true, message: `The answer is JSON that validates against ${named}.` };
+  const shown = violations.slice(0, MAX_VIOLATIONS_SHOWN).map((v) => `${v.pointer === '' ? '(the whole answer)' : v.pointer}: ${v.message}`);
+  if (violations.length > shown.length) shown.push(`… and ${violations.length - shown.length} more`);
+  return {
+    passed: false,
+    message: `Expected the answer to validate against ${named}; ${violations.length === 1 ? '1 violation' : `${violations.length} violations`}:\n${shown.join('\n')}`,
+    expected: `valid against ${expectation.path}`,
+    actual: shown.join('\n'),
+  };
+}
+
+/** How many schema violations a message lists. */
+const MAX_VIOLATIONS_SHOWN = 20;
+const FENCE_OPEN = /^(`{3,}|~{3,})[^\n`]*\n/;
+
+/**
+ * The JSON an answer holds: the whole answer, or the single fenced code block it consists of
+ * (```json … ```). Linear in the answer's length.
+ */
+export function answerJson(answer: string): { readonly value: unknown; readonly fenced: boolean } | { readonly error: string } {
+  const text = answer.trim();
+  const whole = parseJson(text);
+  if (!('error' in whole)) return { value: whole.value, fenced: false };
+  const open = FENCE_OPEN.exec(text);
+  if (open !== null) {
+    const fence = open[1];
+    const close = text.lastIndexOf('\n');
+    const last = text.slice(close + 1).trim();
+    if (close >= open[0].length - 1 && last.startsWith(fence.charAt(0).repeat(fence.length)) && /^[`~]+$/.test(last)) {
+      const inner = parseJson(text.slice(open[0].length, close));
+      return 'error' in inner ? { error: `the fenced block is not JSON: ${inner.error}` } : { value: inner.value, fenced: true };
+    }
+  }
+  return { error: whole.error };
+}
+
+function parseJson(text: string): { value: unknown } | { error: string } {
+  if (text === '') return { error: 'the answer is empty.' };
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    return { error: `${clip(why, 160).replace(/\.?$/, '.')}` };
+  }
+}
+
+function checkMaxGap(ms: number, result: RunResult): Verdict {
+  const limit = duration(ms);
+  const gap = result.maxGapMs;
+  if (gap === undefined) return { passed: false, message: `Expected no gap of ${limit} or more between chunks, no chunk came.`, expected: `< ${limit}` };
+  if (gap >= ms) return { passed: false, message: `Expected no gap of ${limit} or more between chunks, the longest was ${duration(gap)}.`, expected: `< ${limit}`, actual: duration(gap) };
+  if (cutShort(result)) return { passed: false, message: `Cannot tell the longest gap between chunks: the answer did not complete (${describeEnd(result)}).` };
+  return { passed: true, message: `The longest gap between chunks was ${duration(gap)} (limit ${limit}).` };
+}
+
+function checkJudgement(expectation: Extract<Expectation, { kind: 'judgedBy' | 'judgedByModel' }>, result: RunResult, judgement: Judgement | undefined): Verdict {
+  const judge = expectation.kind === 'judgedBy' ? quote(expectation.application) : `the model ${quote(expectation.model)}`;
+  if (judgement === undefined) {
+    if (result.kind !== 'done') return { passed: false, message: `Not judged by ${judge}: the answer did not complete (${describeEnd(result)}).` };
+    return { passed: false, message: `Not judged by ${judge}: the judge was not asked.` };
+  }
+  if ('error' in judgement) return { passed: false, message: `${judgement.notRun === true ? 'Not run' : 'Not judged'}: ${judgement.error}`, ...(judgement.notRun === true ? { notRun: true } : {}) };
+  const reason = judgement.reason === '' ? '' : ` ${judgement.reason}`;
+  return judgement.pass
+    ? { passed: true, message: `Judged PASS by ${judge}.${reason}` }
+    : { passed: false, message: `Judged FAIL by ${judge}.${reason}`, expected: expectation.criterion ?? expectation.source, actual: result.answer };
 }
 
 function checkContains(text: string, negate: boolean, result: RunResult): Verdict {

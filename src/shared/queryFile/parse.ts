@@ -32,6 +32,7 @@
 import type MarkdownIt from 'markdown-it';
 import { createMarkdown, type Markdown } from '../answer/blocks';
 import { parseExpectation, type Expectation } from './expect';
+import { hasPlaceholder } from './placeholders';
 
 type Token = MarkdownIt.Token;
 
@@ -43,10 +44,13 @@ export interface Span {
 }
 
 /** The keys an option line can set. */
-export type OptionKey = 'application' | 'environment' | 'context' | 'expect';
+export type OptionKey = 'application' | 'environment' | 'context' | 'expect' | 'cases' | 'runs' | 'passes';
 
 /** The option keys, in the order messages list them. */
-export const OPTION_KEYS: readonly OptionKey[] = ['application', 'environment', 'context', 'expect'];
+export const OPTION_KEYS: readonly OptionKey[] = ['application', 'environment', 'context', 'expect', 'cases', 'runs', 'passes'];
+
+/** The most runs a query may ask for (`- runs:`). */
+export const MAX_RUNS = 20;
 
 /** One `- key: value` line. `valueSpan` covers the value text only (for completion / quick fixes). */
 export interface OptionLine {
@@ -103,10 +107,18 @@ export interface QueryEntry {
   readonly questionLine?: number;
   /** The problems that lie in this query's section (also in the file's `problems`). */
   readonly problems: readonly QueryFileProblem[];
+  /** `- cases:`: the data file whose rows each make one case of the query. */
+  readonly cases?: { readonly path: string; readonly span: Span };
+  /** `- runs:`: how many times the query is sent (1 when absent). */
+  readonly runs?: number;
+  /** `- passes:`: how many of the runs must meet every expectation (all of them when absent). */
+  readonly passes?: number;
 }
 
 /** What a problem of a query file is about (a diagnostic's code). */
-export type ProblemCode = 'tooLarge' | 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication';
+export type ProblemCode =
+  | 'tooLarge' | 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication'
+  | 'badCases' | 'badRuns' | 'placeholderWithoutCases';
 
 /** Something in a query file that cannot run as written (error) or looks wrong (warning). */
 export interface QueryFileProblem {
@@ -245,6 +257,11 @@ class QueryBuilder {
   readonly expect: Expectation[] = [];
   readonly options: OptionLine[] = [];
   readonly problems: QueryFileProblem[] = [];
+  cases: { path: string; span: Span } | undefined;
+  runs: { value: number; span: Span } | undefined;
+  passes: { value: number; span: Span } | undefined;
+  /** Lines with a `{{column}}`: read per case, once a row fills them in. */
+  readonly templated: OptionLine[] = [];
 
   constructor(private readonly queryIndex: number) {}
 
@@ -281,6 +298,8 @@ function readQuery(lines: readonly string[], tokens: readonly Token[], heading: 
     block = nextBlock(tokens, closingToken(tokens, block) + 1, endLine);
   }
 
+  finishRepeatsAndCases(builder);
+
   let qStart = questionStart;
   while (qStart < endLine && isBlank(lines[qStart])) qStart++;
   let qEnd = endLine;
@@ -306,7 +325,22 @@ function readQuery(lines: readonly string[], tokens: readonly Token[], heading: 
     question,
     ...(question === '' ? {} : { questionLine: qStart }),
     problems: builder.problems,
+    ...(builder.cases === undefined ? {} : { cases: builder.cases }),
+    ...(builder.runs === undefined ? {} : { runs: builder.runs.value }),
+    ...(builder.passes === undefined ? {} : { passes: builder.passes.value }),
   };
+}
+
+/** The checks that need the whole option list: passes within runs, `{{column}}` only with a cases file. */
+function finishRepeatsAndCases(builder: QueryBuilder): void {
+  const runs = builder.runs?.value ?? 1;
+  if (builder.passes !== undefined && builder.passes.value > runs) {
+    builder.problem('badRuns', builder.passes.span, `passes: ${builder.passes.value} is more than the ${runs} run${runs === 1 ? '' : 's'} of this query: add "- runs: ${builder.passes.value}" or lower passes.`);
+  }
+  if (builder.cases !== undefined) return;
+  for (const option of builder.templated) {
+    builder.problem('placeholderWithoutCases', option.valueSpan, 'A {{column}} is filled in from a cases file: add "- cases: path/to/cases.csv" to this query, or write the value out.');
+  }
 }
 
 /** The heading's name (from the original text), its span and the heading's span on its first line. */
@@ -423,6 +457,7 @@ const KEY_ALIASES: ReadonlyMap<string, OptionKey> = new Map([
   ['app', 'application'], ['apps', 'application'], ['applications', 'application'], ['application-id', 'application'], ['application_id', 'application'], ['app-id', 'application'], ['appid', 'application'], ['model', 'application'],
   ['env', 'environment'], ['envs', 'environment'], ['environments', 'environment'], ['environnement', 'environment'], ['stage', 'environment'], ['target', 'environment'],
   ['contexts', 'context'], ['ctx', 'context'], ['file', 'context'], ['files', 'context'], ['include', 'context'], ['attach', 'context'],
+  ['case', 'cases'], ['data', 'cases'], ['dataset', 'cases'], ['rows', 'cases'], ['repeat', 'runs'], ['repeats', 'runs'], ['times', 'runs'], ['pass', 'passes'],
   ['expects', 'expect'], ['expectation', 'expect'], ['expectations', 'expect'], ['expected', 'expect'], ['assert', 'expect'], ['check', 'expect'],
 ]);
 
@@ -492,7 +527,7 @@ function readOption(lineText: string, line: number, form: OptionForm, builder: Q
   if (!(OPTION_KEYS as readonly string[]).includes(key)) {
     const suggestion = suggestKey(written);
     const hint = suggestion === undefined ? '' : ` Did you mean "${suggestion}"?`;
-    builder.problem('unknownKey', keySpan, `Unknown option "${written}".${hint} The options are: application, environment, context and expect.`, 'error', suggestion);
+    builder.problem('unknownKey', keySpan, `Unknown option "${written}".${hint} The options are: ${OPTION_KEYS.slice(0, -1).join(', ')} and ${OPTION_KEYS[OPTION_KEYS.length - 1]}.`, 'error', suggestion);
     return;
   }
   const option: OptionLine = { key: key as OptionKey, value, span, valueSpan, keySpan };
@@ -510,18 +545,74 @@ function readOption(lineText: string, line: number, form: OptionForm, builder: Q
       else builder.problem('duplicateEnvironment', valueSpan, `This query already names the environment "${builder.environment.name}" (line ${builder.environment.span.line + 1}); a query runs on one environment.`);
       break;
     case 'context': {
+      if (hasPlaceholder(value)) {
+        builder.templated.push(option);
+        break;
+      }
       const ref = parseContextValue(value, valueSpan);
       if ('error' in ref) builder.problem('badContext', valueSpan, ref.error);
       else builder.context.push(ref);
       break;
     }
     case 'expect': {
-      const expectation = parseExpectation(value, valueSpan);
+      if (hasPlaceholder(value)) {
+        builder.templated.push(option);
+        break;
+      }
+      const expectation = readExpectValue(value, valueSpan);
       if ('error' in expectation) builder.problem('badExpect', valueSpan, expectation.error);
       else builder.expect.push(expectation);
       break;
     }
+    case 'cases':
+      readCases(value, valueSpan, builder);
+      break;
+    case 'runs':
+    case 'passes':
+      readCount(option.key, value, valueSpan, builder);
+      break;
   }
+}
+
+/**
+ * An `expect:` value (also a case's, once its `{{column}}`s are filled in): the expectation, with a
+ * `json schema` path held to the same fence as a context file.
+ */
+export function readExpectValue(value: string, span: Span): Expectation | { readonly error: string } {
+  const expectation = parseExpectation(value, span);
+  if ('error' in expectation || expectation.kind !== 'jsonSchema') return expectation;
+  const ref = parseContextValue(expectation.path, span);
+  if ('error' in ref) return { error: `json schema: ${ref.error}` };
+  if (ref.startLine !== undefined) return { error: 'json schema takes a file without a line range.' };
+  return { ...expectation, path: ref.path };
+}
+
+function readCases(value: string, span: Span, builder: QueryBuilder): void {
+  if (builder.cases !== undefined) {
+    builder.problem('badCases', span, `This query already reads its cases from ${builder.cases.path} (line ${builder.cases.span.line + 1}); a query has one cases file.`);
+    return;
+  }
+  const ref = parseContextValue(value, span);
+  if ('error' in ref) builder.problem('badCases', span, ref.error.replace(/context (files?)/g, 'cases $1'));
+  else if (ref.startLine !== undefined) builder.problem('badCases', span, 'A cases file takes no line range: every row is a case.');
+  else if (!CASES_EXTENSION.test(ref.path)) builder.problem('badCases', span, `${JSON.stringify(clip(ref.path))} is not a cases file: use a .csv (with a header row), .jsonl or .json (an array of objects) file.`);
+  else builder.cases = { path: ref.path, span };
+}
+
+/** The file types a cases file may have. */
+const CASES_EXTENSION = /\.(?:csv|jsonl|ndjson|json)$/i;
+
+function readCount(key: 'runs' | 'passes', value: string, span: Span, builder: QueryBuilder): void {
+  const n = /^\d{1,6}$/.test(value) ? Number(value) : NaN;
+  if (builder[key] !== undefined) {
+    builder.problem('badRuns', span, `This query already sets ${key} (line ${builder[key].span.line + 1}).`);
+    return;
+  }
+  if (!(n >= 1 && n <= MAX_RUNS)) {
+    builder.problem('badRuns', span, key === 'runs' ? `runs takes a whole number from 1 to ${MAX_RUNS}, e.g. "- runs: 5".` : `passes takes a whole number from 1 to the number of runs, e.g. "- passes: 4" with "- runs: 5".`);
+    return;
+  }
+  builder[key] = { value: n, span };
 }
 
 /** What each key's value looks like, for an empty value's message. */
@@ -530,6 +621,9 @@ const VALUE_HINTS: Readonly<Record<OptionKey, string>> = {
   environment: 'Name an environment of applicationQuery.environments, e.g. "- environment: staging".',
   context: `Name a file to send along. ${CONTEXT_HINT}`,
   expect: 'Write what the answer must do, e.g. "- expect: contains \\"refund\\"".',
+  cases: 'Name a CSV (with a header row), JSON Lines or JSON array file inside the workspace folder, e.g. "- cases: tests/questions.csv".',
+  runs: `Write how many times to send the query, from 1 to ${MAX_RUNS}, e.g. "- runs: 5".`,
+  passes: 'Write how many of the runs must pass, e.g. "- passes: 4".',
 };
 
 /** Splits an `application:` value on commas into names (each trimmed, without backticks). */

@@ -65,7 +65,7 @@ describe('query files: parseExpectation', () => {
   });
 
   it('anything else is an error that lists the forms', () => {
-    const forms = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s';
+    const forms = 'contains "text", not contains "text", matches /regex/flags, not matches /regex/flags, status 200 (or 2xx, or 200-204), first byte under 2s, total under 10s, json, json schema path/to/schema.json, max gap under 2s, judged by <application>: <criterion>, judged by model <name or id>: <criterion>';
     assert.equal(error('nope'), `"nope" is not an expectation. Use one of: ${forms}.`);
     assert.equal(error(''), `An empty expectation. Use one of: ${forms}.`);
     assert.equal(error('not status 200'), `"not status 200" is not an expectation. Use one of: ${forms}.`);

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert/strict';
-import { checkExpectations, parseExpectation, parseQueryFile, type ParsedQueryFile, type Span } from '../../../src/shared/queryFile';
+import { parseCases } from '../../../src/client/checks/cases';
+import { answerJson, caseQuery, checkExpectations, parseExpectation, parseQueryFile, readVerdict, type ParsedQueryFile, type Span } from '../../../src/shared/queryFile';
 import { seededRandom } from '../../support/random';
 
 const LINE_BREAKS = /\r\n|\r|\n/;
@@ -9,6 +10,7 @@ const FRAGMENTS = [
   '## ', '##', '###', '#', '# ', '## Q', '## Same', ' ## ', '    ## ', '## a ##', '##\t', '---', '===', '--', '***', '___',
   '```', '~~~', '```js', '````', '~~~md', '    ', '\t', ' ', '  ', '> ', '>', '1. ', '2) ', '- ', '* ', '+ ', '-', '-\t',
   '- expect: ', '- application: ', '- context: ', '- environment: ', '- env: ', '- app: ', '* expect:', '+ Context : ', '- a: ', '- http://x',
+  '- cases: ', '- runs: ', '- passes: ', 'json', 'json schema ', 'max gap under ', 'judged by ', 'judged by model ', '{{', '}}', '{{x}}', '{{ }}', 'c.csv', 'a.jsonl', '21', '3',
   'contains ', 'not ', 'not contains ', 'matches /', 'not matches /', '/i', '/gy', 'status ', '200', '2xx', '600', 'first byte under ', 'total under ', '1.5s', '500ms', '0s', '2 m',
   '"', "'", '\\', '\\\\', '\\"', '\\u0041', '\\u{1F600}', '\\u', '\\/', '[/]', '(', ')', '[', ']', '*', '_', '`', '``', '```', '<div>', '</div>', '<!--', '-->',
   '#L', '#L10', '#L10-40', '#L10-L5', '#L0', '#', '..', '../', '..\\', '/', '//', '\\\\server\\', 'C:\\', 'c:/', '~/', 'file:///', 'https://', 'src/a.ts', '.',
@@ -19,6 +21,7 @@ const BREAKS = ['\n', '\n', '\n', '\r\n', '\r', '\n\n', '\r\n\r\n'];
 const LINES = [
   '## Query', '## Query two', 'Heading\n---', '- application: a, b', '- environment: staging', '- context: src/a.ts#L1-2', '- expect: contains "x"',
   '- expect: matches /x/g', '- expect: status 2xx', '- expect: first byte under 2s', '```\n## fenced\n```', '> ## quoted', '- ## listed', 'What is X?', '',
+  '- cases: data/c.csv', '- runs: 5', '- passes: 4', '- expect: json schema s.json', '- expect: judged by grader: polite', '- expect: contains "{{w}}"', '- context: docs/{{t}}.md', 'About {{t}}',
   '- app: x', '- expect: nope', '- context: ../x', '- environment: a\n- environment: b', '- application: a,,b', '* expect: not contains \'y\'', '- context:', '## Query\n- application: a',
 ];
 
@@ -162,7 +165,7 @@ describe('query files: generated hostile documents', () => {
   });
 
   it('parseExpectation never throws (3,000 strings, seeds 1-3000): an error with words, or an expectation as written', () => {
-    const pieces = [...FRAGMENTS, 'contains "', 'matches /', '/', 'under', 'byte', 'first', 'total', 'status', 'ms', 's', 'm', '1', '0', '.', '-', 'x', 'XX'];
+    const pieces = [...FRAGMENTS, 'json', ' schema ', 'max gap under ', 'judged by ', 'model ', ': ', 'contains "', 'matches /', '/', 'under', 'byte', 'first', 'total', 'status', 'ms', 's', 'm', '1', '0', '.', '-', 'x', 'XX'];
     for (let seed = 1; seed <= 3000; seed++) {
       const next = seededRandom(seed);
       let value = '';
@@ -181,8 +184,42 @@ describe('query files: generated hostile documents', () => {
       if (result.kind === 'status') assert.ok(result.min >= 100 && result.min <= result.max && result.max <= 599, where);
       if (result.kind === 'firstByteUnder' || result.kind === 'totalUnder') assert.ok(Number.isFinite(result.ms) && result.ms > 0, where);
       if (result.kind === 'contains') assert.ok(result.text !== '', where);
-      const checked = checkExpectations([result], { status: 200, answer: value, firstByteMs: 1, totalMs: 2, kind: 'done' });
+      if (result.kind === 'maxGapUnder') assert.ok(Number.isFinite(result.ms) && result.ms > 0, where);
+      if (result.kind === 'judgedBy') assert.ok(result.application !== '' && result.criterion !== '', where);
+      const checked = checkExpectations([result], { status: 200, answer: value, firstByteMs: 1, totalMs: 2, kind: 'done', maxGapMs: 1 });
       assert.equal(checked.length, result.kind === 'status' ? 1 : 2, where);
+    }
+  });
+
+  it('cases: every query of a generated document, filled from generated rows, gives a query or an error on one of its lines', () => {
+    for (let seed = 1; seed <= 1000; seed++) {
+      const next = seededRandom(seed);
+      const file = parseQueryFile(document(next));
+      const values = new Map<string, string>();
+      for (const name of ['t', 'w', 'x']) if (next() < 0.7) values.set(name, pick(next, FRAGMENTS));
+      for (const query of file.queries) {
+        const filled = caseQuery(query, { number: 1, line: 2, values });
+        if ('error' in filled) assert.ok(filled.error.startsWith('Case 1: ') && filled.line >= query.headingLine && filled.line < query.endLine, `seed ${seed}: ${filled.error}`);
+        else for (const ref of filled.context) assert.ok(staysInside(ref.path), `seed ${seed}: ${ref.path}`);
+      }
+    }
+  });
+
+  it('answers, verdicts and cases files: no text throws (3,000 texts of each, seeds 1-3000)', () => {
+    const pieces = [...FRAGMENTS, '{', '}', '[', ']', '"pass"', ': true', ': false', ',', '"reason": "r"', 'PASS', 'FAIL', '```json\n', '\n```', 'a,b', '\n', '"', '""'];
+    for (let seed = 1; seed <= 3000; seed++) {
+      const next = seededRandom(seed);
+      let text = '';
+      const count = 1 + Math.floor(next() * 12);
+      for (let i = 0; i < count; i++) text += next() < 0.02 ? longFragment(next) : pick(next, pieces);
+      const where = `seed ${seed}: ${JSON.stringify(text.slice(0, 200))}`;
+      const verdict = readVerdict(text);
+      assert.ok('error' in verdict ? verdict.error.endsWith('.') : typeof verdict.pass === 'boolean' && verdict.reason.length <= 500, where);
+      answerJson(text);
+      for (const format of ['csv', 'jsonl', 'json'] as const) {
+        const table = parseCases(text, format, 50);
+        assert.ok(table.rows.length <= 50 && table.rows.every((row, i) => row.number === i + 1), `${where} as ${format}`);
+      }
     }
   });
 

@@ -305,8 +305,8 @@ describe('query files: parseQueryFile', () => {
       ['unknownKey', 'error', { line: 5, start: 2, end: 12 }, 'environment'],
       ['unknownKey', 'error', { line: 6, start: 2, end: 10 }, undefined],
     ]);
-    assert.equal(file.problems[0].message, 'Unknown option "app". Did you mean "application"? The options are: application, environment, context and expect.');
-    assert.equal(file.problems[5].message, 'Unknown option "question". The options are: application, environment, context and expect.');
+    assert.equal(file.problems[0].message, 'Unknown option "app". Did you mean "application"? The options are: application, environment, context, expect, cases, runs and passes.');
+    assert.equal(file.problems[5].message, 'Unknown option "question". The options are: application, environment, context, expect, cases, runs and passes.');
     assert.ok(!('suggestion' in file.problems[5]));
     // Unknown keys are not options; the list is still the option list.
     assert.deepEqual(file.queries[0].options, []);

@@ -16,12 +16,14 @@ import { loopbackSettings } from '../../support/engineSettings';
 
 const QUIET = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
+const IDS = ['echo', 'stall', 'echo-key', 'fail-500', 'judge', 'judge-malformed', 'judge-broken'];
+
 function settingsFor(url: string, concurrency: number): EngineSettings {
-  return loopbackSettings(url, ['echo', 'stall', 'echo-key', 'fail-500'], concurrency, 10_000);
+  return loopbackSettings(url, IDS, concurrency, 10_000);
 }
 
 function keysOf(service: ReferenceService): KeySource {
-  const ids = ['echo', 'stall', 'echo-key', 'fail-500'];
+  const ids = IDS;
   return { get: (ref) => Promise.resolve(service.keyFor(ref.applicationId)), knownSecrets: () => ids.map((id) => service.keyFor(id)) };
 }
 
@@ -120,5 +122,44 @@ describe('query-file engine (no editor)', () => {
     assert.ok(out.verdict === 'errored');
     assert.match(out.message, /^Not sent: link.txt leads outside the workspace folder ws/);
     assert.equal(out.line, 18);
+  });
+
+  it('checks for answers that vary: repeats, JSON and its schema, the longest gap, and judges that pass, fail, give no verdict, fail, or are not there', async () => {
+    await fs.writeFile(path.join(folder, 'query.schema.json'), JSON.stringify({ type: 'object', required: ['query'], properties: { query: { type: 'string' } } }));
+    await fs.writeFile(path.join(folder, 'strict.schema.json'), JSON.stringify({ type: 'object', required: ['answer'], properties: { query: { type: 'integer' } } }));
+    const settings = settingsFor(service.url, 2);
+    const section = (name: string, lines: string[]): string => [`## ${name}`, '- application: echo', ...lines, '', 'Tell me about the refund policy', ''].join('\n');
+    const text = [
+      section('Judged and shaped, 3 runs', ['- runs: 3', '- expect: judged by judge: mentions "refund"', '- expect: json', '- expect: json schema query.schema.json', '- expect: max gap under 10s']),
+      section('Judged FAIL twice', ['- runs: 2', '- expect: judged by judge: mentions "holiday"']),
+      section('No verdict', ['- expect: judged by judge-malformed: mentions "refund"']),
+      section('Failing judge', ['- expect: judged by judge-broken: mentions "refund"']),
+      section('A model', ['- expect: judged by model some-model: is polite']),
+      section('Schema violations', ['- expect: json schema strict.schema.json']),
+    ].join('\n');
+    const before = service.requests.length;
+    const results = await runQueries(plan(text, settings), pipelineSender(settings, keysOf(service), QUIET), {
+      concurrency: 2,
+      signal: new AbortController().signal,
+      listener: { started: () => undefined, ended: () => undefined },
+      checks: { known: knownFrom(settings, undefined) },
+    });
+    assert.deepEqual(results.map((r) => r.verdict), ['passed', 'failed', 'failed', 'failed', 'failed', 'failed']);
+    const messages = (r: QueryResult): string[] => (r.verdict === 'passed' || r.verdict === 'failed' ? r.checks.map((c) => c.message) : []);
+    const [repeated, judgedFail, malformed, broken, model, schema] = results;
+    assert.ok(repeated.verdict === 'passed' && repeated.repeats !== undefined);
+    assert.deepEqual([repeated.repeats.passed, repeated.repeats.needed, repeated.repeats.runs.length], [3, 3, 3]);
+    assert.deepEqual(messages(repeated).slice(1, 4), ['Judged PASS by "judge". the answer mentions "refund".', 'The answer is JSON.', 'The answer is JSON that validates against "query.schema.json".']);
+    assert.match(messages(repeated)[4], /^The longest gap between chunks was \d+ ms \(limit 10 s\)\.$/);
+    // Three runs and three judgements, each a request of its own (the judge's through its own key and template).
+    const sent = service.requests.slice(before);
+    assert.equal(sent.filter((r) => r.applicationId === 'judge').length, 3 + 2);
+    assert.ok(sent.filter((r) => r.applicationId === 'judge').every((r) => r.body.includes('<<<CRITERION>>>')));
+    assert.deepEqual(messages(judgedFail).slice(0, 2), ['0 of 2 runs passed; every run must pass.', 'Run 1: Judged FAIL by "judge". the answer never mentions "holiday".']);
+    assert.match(messages(malformed)[1], /^Not judged: the judge's answer starts with neither PASS nor FAIL, nor is it JSON with "pass": "I read the answer carefully/);
+    assert.equal(messages(broken)[1], 'Not judged: the judge judge-broken answered HTTP 500.');
+    assert.ok(model.verdict === 'failed');
+    assert.deepEqual([model.checks[1].message, model.checks[1].notRun], ["Not run: judged by model some-model needs VS Code's language models; the command line has none.", true]);
+    assert.match(messages(schema)[1], /^Expected the answer to validate against "strict\.schema\.json"; 2 violations:\n\(the whole answer\): must have required property 'answer'\n\/query: must be integer$/);
   });
 });
