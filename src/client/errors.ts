@@ -4,7 +4,7 @@ export type QueryErrorKind =
   | 'redirect'
   | 'timeout'
   | 'interrupted'
-  | 'aborted'
+  | 'stopped'
   | 'network'
   | 'unexpectedContent'
   | 'format'
@@ -95,9 +95,9 @@ export class StreamInterruptedError extends QueryError {
 }
 
 /** The user stopped the request. Not a failure: what arrived is kept and shown as stopped. */
-export class AbortedError extends QueryError {
+export class StoppedError extends QueryError {
   constructor(message = 'The request was stopped.') {
-    super('aborted', message);
+    super('stopped', message);
   }
 }
 

@@ -60,7 +60,7 @@ export interface GetRequest {
 /**
  * Sends an authenticated GET and parses the JSON answer. Rejects with a {@link QueryError} (never
  * naming the key): `config`, {@link RedirectError}, {@link HttpStatusError}, {@link InvalidJsonError}
- * when the answer is not JSON, {@link NetworkError}, {@link TimeoutError}, {@link AbortedError}.
+ * when the answer is not JSON, {@link NetworkError}, {@link TimeoutError}, {@link StoppedError}.
  */
 export async function getJson(req: GetRequest): Promise<{ url: string; status: number; json: unknown; bytes: number }> {
   const secrets = [req.apiKey];

@@ -1,7 +1,7 @@
 // What sendQuery and getJson share: one request's abort plumbing and timers, sending it, and reading
 // or closing its body; the words for its failures are in failureText.ts. Internal to the client (src/client).
 import { Utf8StreamDecoder } from './decode';
-import { AbortedError, HttpStatusError, NetworkError, parseRetryAfter, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
+import { StoppedError, HttpStatusError, NetworkError, parseRetryAfter, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
 import { describeCut, describeNetworkError, plainExcerpt } from './failureText';
 import { maskSecrets } from '../shared/secretMask';
 import { validateApiKey } from '../shared/apiKey';
@@ -94,7 +94,7 @@ export class Transfer {
   connectError(error: unknown, origin: string): QueryError {
     switch (this.abortedBy) {
       case 'user':
-        return new AbortedError();
+        return new StoppedError();
       case 'headers':
         return new TimeoutError('headers', this.headersTimeoutMs / 1000);
       case 'idle':
@@ -108,7 +108,7 @@ export class Transfer {
   bodyError(error: unknown): QueryError {
     switch (this.abortedBy) {
       case 'user':
-        return new AbortedError();
+        return new StoppedError();
       case 'idle':
         return new TimeoutError('idle', this.idleTimeoutMs / 1000);
       case 'headers':
@@ -180,7 +180,7 @@ export async function readLimitedText(
     }
   } catch {
     if (transfer.abortedBy === 'user') {
-      throw new AbortedError();
+      throw new StoppedError();
     }
   } finally {
     if (!complete) {
@@ -208,7 +208,7 @@ export interface Exchange {
   readonly body?: string;
   readonly fetchImpl?: typeof fetch;
   readonly transfer: Transfer;
-  /** Redacted from anything an error quotes (the key). */
+  /** Masked in anything an error quotes (the key). */
   readonly secrets: readonly string[];
   /** How much of a failure's body is kept for its excerpt. */
   readonly excerptBytes: number;
@@ -218,13 +218,13 @@ export interface Exchange {
  * Sends the request under the transfer's signal and headers timer, never following a redirect and
  * never sending anything from the cache, and returns the response when it is a 2xx. A 3xx becomes
  * a {@link RedirectError} naming the target, any other status an {@link HttpStatusError} with a
- * plain, redacted excerpt of the body and the Retry-After wait; connection failures become
- * {@link NetworkError}, {@link TimeoutError} or {@link AbortedError}.
+ * plain, masked excerpt of the body and the Retry-After wait; connection failures become
+ * {@link NetworkError}, {@link TimeoutError} or {@link StoppedError}.
  */
 export async function openExchange(exchange: Exchange): Promise<Response> {
   const { transfer, url } = exchange;
   if (transfer.abortedBy === 'user') {
-    throw new AbortedError();
+    throw new StoppedError();
   }
   const fetchImpl = exchange.fetchImpl ?? globalThis.fetch;
   let response: Response;

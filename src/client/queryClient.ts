@@ -1,6 +1,6 @@
 import { validateApplicationId, type ResponseFormat } from '../shared/applications';
 import { CUT_CHARACTER_WARNING, decoderForContentType, type TextStreamDecoder } from './decode';
-import { AbortedError, QueryError, UnexpectedContentError } from './errors';
+import { StoppedError, QueryError, UnexpectedContentError } from './errors';
 import { sanitizeError } from './failureText';
 import { detectFormatFromHeaders, mediaType, parseFormat, sniffFormat, type WireFormat } from './formats';
 import { checkService, discardBody, openServiceRequest, Transfer } from './http';
@@ -60,7 +60,7 @@ export const QUERY_ACCEPT = 'text/plain, text/event-stream, application/x-ndjson
  * streams through `text`. Rejects with a {@link QueryError} (never naming the key): `config` for bad
  * settings, {@link RedirectError} (redirects are never followed), {@link HttpStatusError},
  * {@link UnexpectedContentError} for an HTML page, {@link NetworkError}, {@link TimeoutError},
- * {@link AbortedError}.
+ * {@link StoppedError}.
  */
 export async function sendQuery(req: QueryRequest): Promise<QueryResponse> {
   const secrets = [req.apiKey];
@@ -194,7 +194,7 @@ async function* readBody(
       }
       if (transfer.abortedBy === 'user') {
         // Stop means stop, even when more of the body is already buffered.
-        throw new AbortedError();
+        throw new StoppedError();
       }
       transfer.bytes += result.value.byteLength;
       const text = decoder.push(result.value);

@@ -1,5 +1,5 @@
 import { GapMeter } from '../shared/streamPace';
-import { AbortedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
+import { StoppedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
 import { detectStreamShape } from './formats';
 import { ExchangeRecorder, type Exchange as RecordedExchange, type Surface } from './history';
 import { QUERY_ACCEPT, sendQuery } from './queryClient';
@@ -152,7 +152,7 @@ export async function settleQuery(progress: QueryProgress, out: AnswerOut, log: 
  * reach `out` as they arrive, and the exchange is recorded (masked). Throws on any failure; {@link settleQuery} turns it into an outcome.
  */
 export async function sendPrepared(prepared: PreparedRequest, progress: QueryProgress, out: AnswerOut, log: PipelineLog, options: SendOptions): Promise<QueryOutcome> {
-  if (options.signal.aborted) throw new AbortedError();
+  if (options.signal.aborted) throw new StoppedError();
   progress.protect(options.secrets);
   progress.sent();
   const recorder = options.record === false ? undefined : new ExchangeRecorder({
@@ -206,7 +206,7 @@ export function failureOutcome(error: unknown, progress: QueryProgress, url: str
   const status = progress.status;
   const chars = progress.textChars;
   let outcome: QueryOutcome;
-  if (error instanceof AbortedError) {
+  if (error instanceof StoppedError) {
     outcome = progress.outcome({ kind: 'stopped', httpStatus: status, message: `Stopped after ${formatBytes(progress.received())}.`, retryable: true, remedies: ['retry'] });
   } else if (error instanceof HttpStatusError) {
     progress.recorder?.headers(error.status, maskSecrets(error.statusText, progress.secrets), {});

@@ -125,8 +125,8 @@ export function registerDiagnoseCommand(context: vscode.ExtensionContext, deps: 
           }
         },
       );
-      // Belt and braces: the core never writes the key, and everything shown passes the log's redaction too.
-      const text = deps.log.redact(apiKey === undefined ? report : report.split(apiKey).join('••••'));
+      // Belt and braces: the core never writes the key, and everything shown passes the log's masking too.
+      const text = deps.log.mask(apiKey === undefined ? report : report.split(apiKey).join('••••'));
       const which = environment === undefined ? 'applicationQuery.baseUrl' : `the environment "${environment}"`;
       deps.log.info(`Diagnose Connection for ${which} (${baseUrl || 'no base URL'}): report opened.`);
       const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });

@@ -66,7 +66,7 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         );
         deps.log.info(`GET ${result.url} → ${result.status}, ${result.bytes} bytes, ${Date.now() - started} ms`);
         // A service may echo the key in what it returns: the document never holds it.
-        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: maskSecrets(deps.log.redact(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
+        const doc = await vscode.workspace.openTextDocument({ language: 'json', content: maskSecrets(deps.log.mask(JSON.stringify(result.json, null, 2)), [apiKey]) + '\n' });
         await vscode.window.showTextDocument(doc, { preview: false });
       } catch (err) {
         const message = err instanceof QueryError ? err.message : String(err);
@@ -74,18 +74,18 @@ export function registerGetCommand(context: vscode.ExtensionContext, deps: { set
         if (err instanceof HttpStatusError) {
           // The one classification of a status and the one remedy table; a GET is asked again from the palette, so no Retry.
           const actions = remedyActions({ ...statusRemedies(err.status), retryAfterMs: err.retryAfterMs }, app.id, () => undefined);
-          // The reason phrase comes from the server and could echo the header: it goes through the redaction.
-          const reason = maskSecrets(deps.log.redact(err.statusText), [apiKey]);
+          // The reason phrase comes from the server and could echo the header: it is masked too.
+          const reason = maskSecrets(deps.log.mask(err.statusText), [apiKey]);
           const choice = await vscode.window.showErrorMessage(plain`GET /api/${endpoint}: HTTP ${err.status} ${reason}: ${describeStatus(err.status)}`, ...actions.map((action) => action.title), SHOW_LOG);
           const action = actions.find((candidate) => candidate.title === choice);
           if (action !== undefined) runRemedy(action);
           else if (choice === SHOW_LOG) deps.log.show();
           return;
         }
-        if (err instanceof QueryError && err.kind === 'aborted') {
+        if (err instanceof QueryError && err.kind === 'stopped') {
           return;
         }
-        const masked = maskSecrets(deps.log.redact(message), [apiKey]);
+        const masked = maskSecrets(deps.log.mask(message), [apiKey]);
         void vscode.window.showErrorMessage(plain`GET /api/${endpoint}: ${masked}`);
       }
     }),

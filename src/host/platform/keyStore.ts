@@ -17,7 +17,7 @@ export class KeyStore implements vscode.Disposable {
   /** Fires when a key is stored or removed, in this window or another. */
   readonly onDidChange = this._onDidChange.event;
   private readonly listener: vscode.Disposable;
-  /** Keys seen in this session, so the log can redact them wherever they might appear. */
+  /** Keys seen in this session, so the log can mask them wherever they might appear. */
   private readonly seen = new Set<string>();
   /** Reads one at a time, so an earlier version's key moves to one base URL only. */
   private reading: Promise<unknown> = Promise.resolve();
@@ -67,7 +67,7 @@ export class KeyStore implements vscode.Disposable {
     await this.secrets.delete(keySlot(ref));
   }
 
-  /** Every key this session has handled, for redaction. */
+  /** Every key this session has handled, for masking. */
   knownSecrets(): readonly string[] {
     return [...this.seen];
   }

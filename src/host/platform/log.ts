@@ -6,7 +6,7 @@ export const ANSWER_CHANNEL = 'Application Query';
 export const LOG_CHANNEL = 'Application Query Log';
 
 /**
- * The diagnostics log ("Application Query Log"). Every line passes through redaction of every key
+ * The diagnostics log ("Application Query Log"). Every line passes through masking of every key
  * the session has handled, so a key can never reach the log even by mistake.
  */
 export class Log implements vscode.Disposable {
@@ -17,7 +17,7 @@ export class Log implements vscode.Disposable {
   }
 
   /** The text with every key this session has handled masked (in any encoded form): for anything shown to the user. */
-  redact(message: string): string {
+  mask(message: string): string {
     return maskSecrets(message, this.secrets());
   }
 

@@ -30,13 +30,13 @@ export class FailureNotifier {
     const actions = this.actions(outcome, context);
     actions.set('Show Log', { title: 'Show Log', run: () => this.log.show() });
     const kept = outcome.textChars > 0 ? ` The partial answer (${outcome.textChars.toLocaleString('en-US')} characters, ${formatBytes(outcome.wireBytes)} received) is kept.` : '';
-    const message = this.log.redact(outcome.message ?? 'The query failed.');
+    const message = this.log.mask(outcome.message ?? 'The query failed.');
     void vscode.window.showErrorMessage(plain`${context.applicationLabel}: ${message}` + kept, ...actions.keys()).then((choice) => this.choose(actions, choice));
   }
 
   private warn(outcome: QueryOutcome, context: FailureContext): void {
     const actions = this.actions(outcome, context);
-    const warning = this.log.redact(outcome.warning ?? '');
+    const warning = this.log.mask(outcome.warning ?? '');
     void vscode.window.showWarningMessage(plain`${context.applicationLabel}: ${warning}`, ...actions.keys()).then((choice) => this.choose(actions, choice));
   }
 

@@ -83,8 +83,10 @@ export class QueryFileCompletion implements vscode.CompletionItemProvider {
       if (judged !== null) {
         const typed = position.character - judged[1].length;
         return this.settings.applications().applications.map((app) => {
-          const item = new vscode.CompletionItem(app.id, vscode.CompletionItemKind.Value);
+          // Shown as plain text; inserted as written.
+          const item = new vscode.CompletionItem(plainText(app.id), vscode.CompletionItemKind.Value);
           item.insertText = `${app.id}: `;
+          item.filterText = app.id;
           item.detail = plainText(applicationName(app));
           item.range = new vscode.Range(position.line, typed, position.line, position.character);
           return item;

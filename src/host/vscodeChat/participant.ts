@@ -101,9 +101,9 @@ export class ApplicationParticipant {
 
   /** Status, meaning and the buttons that help, after the answer (which stays as it arrived). */
   private finish(outcome: QueryOutcome, app: ApplicationConfig, request: vscode.ChatRequest, stream: vscode.ChatResponseStream, fromPicker: boolean): Pick<vscode.ChatResult, 'errorDetails'> {
-    const redact = (text: string): string => this.deps.log.redact(text);
+    const mask = (text: string): string => this.deps.log.mask(text);
     if (outcome.kind === 'done') {
-      if (outcome.warning !== undefined) stream.markdown(new vscode.MarkdownString(`\n\n*${markdownText(redact(outcome.warning))}*`, false));
+      if (outcome.warning !== undefined) stream.markdown(new vscode.MarkdownString(`\n\n*${markdownText(mask(outcome.warning))}*`, false));
       // The model picker chose this application: switching happens there (or with the followups).
       if (!fromPicker) stream.button({ command: Commands.selectApplication, title: 'Switch Application…' });
       return {};
@@ -117,7 +117,7 @@ export class ApplicationParticipant {
     }
     if (outcome.kind === 'stopped') return {};
     const kept = outcome.textChars > 0 ? ` The partial answer above (${outcome.textChars.toLocaleString('en-US')} characters) is kept.` : '';
-    const message = outcome.message === undefined ? 'The query failed.' : markdownText(redact(outcome.message));
+    const message = outcome.message === undefined ? 'The query failed.' : markdownText(mask(outcome.message));
     // VS Code's Chat renders this message as Markdown (1.100 and 1.139: a MarkdownString of it).
     return { errorDetails: { message: `${markdownText(applicationLabel(app))}: ${message}${kept}` } };
   }

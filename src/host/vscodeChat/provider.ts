@@ -51,7 +51,7 @@ export class ApplicationModelProvider implements ModelChatProvider, vscode.Dispo
     if (outcome.kind === 'done' || outcome.kind === 'stopped' && token.isCancellationRequested) return;
     // The chat shows a rejected request as the failure, under whatever text already arrived.
     const hint = outcome.remedies.includes('setApiKey') ? ' Run "Application Query: Set API Key…" to store a new key.' : '';
-    throw new Error(this.deps.log.redact(`${model.name}: ${outcome.message ?? 'The query failed.'}${hint}`));
+    throw new Error(this.deps.log.mask(`${model.name}: ${outcome.message ?? 'The query failed.'}${hint}`));
   }
 
   provideTokenCount(_model: ModelInformation, text: string | ModelRequestMessage): Promise<number> {

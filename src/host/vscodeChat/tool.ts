@@ -82,7 +82,7 @@ export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicati
     }
     const label = applicationLabel(app);
     const prepared = this.prepare(app, input);
-    if (!prepared.ok) return result(this.deps.log.redact(`Not sent: ${prepared.message}`));
+    if (!prepared.ok) return result(this.deps.log.mask(`Not sent: ${prepared.message}`));
     if (confirmed === undefined) return result(`Not sent: the user did not confirm a request to ${label}. Ask again, so that the user can see and confirm it.`);
     if (prepared.baseUrl !== confirmed.baseUrl || prepared.bodyText !== confirmed.bodyText) {
       return result(`Not sent: the request to ${label} is no longer the one the user confirmed (the settings changed: ${prepared.baseUrl === confirmed.baseUrl ? 'the request body' : `the service, now ${prepared.service}`}). Ask again, so that the user can confirm the new request.`);
@@ -97,8 +97,8 @@ export class AskApplicationTool implements vscode.LanguageModelTool<AskApplicati
       }),
     );
     const capped = capText(answer, TOOL_RESULT_MAX_CHARS).text;
-    if (outcome.kind === 'done') return result(outcome.warning === undefined ? capped : `${capped}\n\n[${this.deps.log.redact(outcome.warning)}]`);
-    const failure = this.deps.log.redact(`${label} did not answer completely: ${outcome.message ?? outcome.kind}`);
+    if (outcome.kind === 'done') return result(outcome.warning === undefined ? capped : `${capped}\n\n[${this.deps.log.mask(outcome.warning)}]`);
+    const failure = this.deps.log.mask(`${label} did not answer completely: ${outcome.message ?? outcome.kind}`);
     return result(answer === '' ? failure : `${capped}\n\n[${failure}]`);
   }
 

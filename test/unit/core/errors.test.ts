@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import {
-  AbortedError,
+  StoppedError,
   describeStatus,
   HttpStatusError,
   InvalidJsonError,
@@ -21,7 +21,7 @@ describe('errors', () => {
       [new RedirectError(302, 'https://elsewhere.example/'), 'redirect', 'RedirectError'],
       [new TimeoutError('headers', 60), 'timeout', 'TimeoutError'],
       [new StreamInterruptedError(10, 'reset.'), 'interrupted', 'StreamInterruptedError'],
-      [new AbortedError(), 'aborted', 'AbortedError'],
+      [new StoppedError(), 'stopped', 'StoppedError'],
       [new NetworkError('x'), 'network', 'NetworkError'],
       [new UnexpectedContentError('text/html', 'x'), 'unexpectedContent', 'UnexpectedContentError'],
       [new StreamFormatError('x', 3), 'format', 'StreamFormatError'],

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { AbortedError, HttpStatusError, InvalidJsonError, NetworkError, QueryError, RedirectError, TimeoutError } from '../../../src/client/errors';
+import { StoppedError, HttpStatusError, InvalidJsonError, NetworkError, QueryError, RedirectError, TimeoutError } from '../../../src/client/errors';
 import { getJson, normalizeEndpoint, type GetRequest } from '../../../src/client/getClient';
 import { closedPort, startServer, waitFor, type Handler, type TestServer } from '../helpers/loopback';
 
@@ -167,7 +167,7 @@ describe('getClient', () => {
       const pending = get({ signal: controller.signal });
       await waitFor(() => server.requests.length === 2, 'the second request to arrive');
       controller.abort();
-      assert.ok((await rejection(pending)) instanceof AbortedError);
+      assert.ok((await rejection(pending)) instanceof StoppedError);
 
       const port = await closedPort();
       const refused = await rejection(get({ baseUrl: `http://127.0.0.1:${port}` }));

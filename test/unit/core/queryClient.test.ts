@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import type * as http from 'node:http';
 import {
-  AbortedError,
+  StoppedError,
   HttpStatusError,
   NetworkError,
   QueryError,
@@ -346,8 +346,8 @@ describe('queryClient', () => {
         caught = error;
       }
       assert.deepEqual(pieces, ['first ']);
-      assert.ok(caught instanceof AbortedError);
-      assert.equal(caught.kind, 'aborted');
+      assert.ok(caught instanceof StoppedError);
+      assert.equal(caught.kind, 'stopped');
       await waitFor(() => closedEarly() === 1, 'the server to see the connection close');
     });
 
@@ -373,7 +373,7 @@ describe('queryClient', () => {
       await waitFor(() => server.requests.length === 1, 'the request to arrive');
       controller.abort();
       const error = await rejection(pending);
-      assert.ok(error instanceof AbortedError);
+      assert.ok(error instanceof StoppedError);
       await waitFor(() => closedEarly() === 1, 'the server to see the connection close');
     });
 
@@ -381,7 +381,7 @@ describe('queryClient', () => {
       const controller = new AbortController();
       controller.abort();
       const error = await rejection(query({ signal: controller.signal }));
-      assert.ok(error instanceof AbortedError);
+      assert.ok(error instanceof StoppedError);
       assert.equal(server.requests.length, 0);
     });
 
