@@ -3,7 +3,10 @@
  * (question, `context:` paths, `expect:` values), which gives the query that case sends and checks.
  */
 import type { Expectation } from './expect';
-import { parseContextValue, readExpectValue, type ContextRef, type QueryEntry, type Span } from './parse';
+import { parseContextValue } from './contextPath';
+import { readExpectValue } from './parse';
+import type { ContextRef, QueryEntry } from './parsedFile';
+import type { Span } from './span';
 import { fillPlaceholders, placeholders } from './placeholders';
 
 /** One row of a cases file. */

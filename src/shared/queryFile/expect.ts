@@ -8,7 +8,7 @@
  * is compiled once here (by RE2, in linear time: see ./regex), so a regex that cannot compile or
  * cannot run in linear time is an error on its line, never at run time.
  */
-import type { Span } from './parse';
+import type { Span } from './span';
 import { compileAnswerRegex, type AnswerRegex } from './regex';
 
 /** One expectation of a query, as parsed from its `expect:` line (`source` is the value as written). */

@@ -31,120 +31,23 @@
  */
 import type MarkdownIt from 'markdown-it';
 import { createMarkdown, type Markdown } from '../answer/blocks';
+import { clipForMessage, CONTEXT_HINT, parseContextValue } from './contextPath';
 import { parseExpectation, type Expectation } from './expect';
+import { isSpaceOrTab, optionForm, suggestKey, type OptionForm } from './optionLine';
+import { MAX_RUNS, OPTION_KEYS, type ContextRef, type NamedValue, type OptionKey, type OptionLine, type ParsedQueryFile, type ProblemCode, type QueryEntry, type QueryFileProblem } from './parsedFile';
 import { hasPlaceholder } from './placeholders';
+import type { Span } from './span';
+
+export * from './contextPath';
+export * from './optionLine';
+export * from './parsedFile';
+export * from './position';
+export type * from './span';
 
 type Token = MarkdownIt.Token;
 
-/** A place in the file: 0-based line, 0-based UTF-16 character columns [start, end). */
-export interface Span {
-  readonly line: number;
-  readonly start: number;
-  readonly end: number;
-}
-
-/** The keys an option line can set. */
-export type OptionKey = 'application' | 'environment' | 'context' | 'expect' | 'cases' | 'runs' | 'passes';
-
-/** The option keys, in the order messages list them. */
-export const OPTION_KEYS: readonly OptionKey[] = ['application', 'environment', 'context', 'expect', 'cases', 'runs', 'passes'];
-
-/** The most runs a query may ask for (`- runs:`). */
-export const MAX_RUNS = 20;
-
-/** One `- key: value` line. `valueSpan` covers the value text only (for completion / quick fixes). */
-export interface OptionLine {
-  readonly key: OptionKey;
-  readonly value: string;
-  readonly span: Span;
-  readonly valueSpan: Span;
-  /** The key as written (any case). */
-  readonly keySpan: Span;
-}
-
-/** One comma-separated application name, or the environment. */
-export interface NamedValue {
-  readonly name: string;
-  readonly span: Span;
-}
-
-/** One `context:` file: a workspace-relative path, optionally a line range. */
-export interface ContextRef {
-  /** As written, normalised to forward slashes, without #L… */
-  readonly path: string;
-  /** 1-based inclusive, as written. */
-  readonly startLine?: number;
-  /** 1-based inclusive, as written. */
-  readonly endLine?: number;
-  /** The value. */
-  readonly span: Span;
-}
-
-/** One query of a query file: a top-level level-2 heading and its section. */
-export interface QueryEntry {
-  /** Heading text, trimmed (inline markdown kept as written; a setext heading's lines joined by a space). */
-  readonly name: string;
-  /** 0-based position in the file. */
-  readonly index: number;
-  /** 0-based. */
-  readonly headingLine: number;
-  /** Exclusive: the next top-level `##` heading's line, or the line count. */
-  readonly endLine: number;
-  /** The heading on its first line, from its first character to its last (`## Name`). */
-  readonly headingSpan: Span;
-  /** The name's text on the heading's first line. */
-  readonly nameSpan: Span;
-  readonly applications: readonly NamedValue[];
-  readonly environment?: NamedValue;
-  readonly context: readonly ContextRef[];
-  /** Only those that parsed. */
-  readonly expect: readonly Expectation[];
-  /** Every option line with a known key, as written, in order. */
-  readonly options: readonly OptionLine[];
-  /** The section's text after the option list, without leading/trailing blank lines, exactly as written otherwise (fences included); line breaks are `\n`. */
-  readonly question: string;
-  /** First line of the question, if any. */
-  readonly questionLine?: number;
-  /** The problems that lie in this query's section (also in the file's `problems`). */
-  readonly problems: readonly QueryFileProblem[];
-  /** `- cases:`: the data file whose rows each make one case of the query. */
-  readonly cases?: { readonly path: string; readonly span: Span };
-  /** `- runs:`: how many times the query is sent (1 when absent). */
-  readonly runs?: number;
-  /** `- passes:`: how many of the runs must meet every expectation (all of them when absent). */
-  readonly passes?: number;
-}
-
-/** What a problem of a query file is about (a diagnostic's code). */
-export type ProblemCode =
-  | 'tooLarge' | 'unknownKey' | 'badExpect' | 'badContext' | 'duplicateEnvironment' | 'emptyValue' | 'emptyQuestion' | 'duplicateName' | 'emptyApplication'
-  | 'badCases' | 'badRuns' | 'placeholderWithoutCases';
-
-/** Something in a query file that cannot run as written (error) or looks wrong (warning). */
-export interface QueryFileProblem {
-  readonly span: Span;
-  readonly message: string;
-  readonly severity: 'error' | 'warning';
-  readonly code: ProblemCode;
-  /** for unknownKey: the key it most likely meant */
-  readonly suggestion?: string;
-  /** The query it belongs to (its `index`); -1 for the whole file. */
-  readonly queryIndex: number;
-}
-
-/** A parsed query file. */
-export interface ParsedQueryFile {
-  readonly queries: readonly QueryEntry[];
-  readonly problems: readonly QueryFileProblem[];
-  readonly lineCount: number;
-}
-
-/** What a context path may look like, for messages. */
-export const CONTEXT_HINT = 'Use a path relative to the workspace folder, e.g. src/app.ts#L10-40.';
-
 const LINE_BREAK = /\r\n|\r|\n/;
 const NUL = /\0/g;
-const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 const FRONT_MATTER_OPEN = /^---[ \t]*$/;
 const FRONT_MATTER_CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
 /** A line of YAML front matter: indented, a list item, a comment (not `##`), or `key:`. */
@@ -377,62 +280,6 @@ function isAsciiBlank(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
-/** Where the parts of an option line are: `- key: value`. */
-export interface OptionForm {
-  /** The list marker's column. */
-  readonly marker: number;
-  readonly keyStart: number;
-  readonly keyEnd: number;
-  /** The column after the colon. */
-  readonly afterColon: number;
-}
-
-/**
- * Whether a line is an option item's first line: up to three spaces, a marker (`-`, `*`, `+`),
- * spaces or tabs, a key (letters, digits, `-`, `_`), optional spaces or tabs, and a colon that does
- * not start `://` (a bare URL is no option). Read by hand: this runs on every line of every list
- * under a heading.
- */
-export function optionForm(line: string): OptionForm | undefined {
-  let i = 0;
-  while (i < 3 && line.charCodeAt(i) === 32) i++;
-  const marker = i;
-  const m = line.charCodeAt(i);
-  if (m !== 45 && m !== 42 && m !== 43) return undefined;
-  i++;
-  const afterMarker = i;
-  while (isSpaceOrTab(line.charCodeAt(i))) i++;
-  if (i === afterMarker) return undefined;
-  const keyStart = i;
-  i = keyEnd(line, i);
-  if (i === keyStart) return undefined;
-  const end = i;
-  while (isSpaceOrTab(line.charCodeAt(i))) i++;
-  if (line.charCodeAt(i) !== 58 || (line.charCodeAt(i + 1) === 47 && line.charCodeAt(i + 2) === 47)) return undefined;
-  return { marker, keyStart, keyEnd: end, afterColon: i + 1 };
-}
-
-/** Markdown's spaces: space and tab. */
-function isSpaceOrTab(c: number): boolean {
-  return c === 32 || c === 9;
-}
-
-/** Where a key starting at `i` ends: letters, digits (any script), `-` and `_`. */
-function keyEnd(line: string, i: number): number {
-  while (i < line.length) {
-    const c = line.charCodeAt(i);
-    if (c < 128) {
-      if (!((c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 45 || c === 95)) break;
-      i++;
-      continue;
-    }
-    const ch = String.fromCodePoint(line.codePointAt(i) ?? c);
-    if (!WORD_CHAR.test(ch)) break;
-    i += ch.length;
-  }
-  return i;
-}
-
 /**
  * The first lines of a bullet list's items and their forms, if every one has the `key: value`
  * form (else the list is part of the question). Token `list` is the list's opening token.
@@ -452,47 +299,6 @@ function optionItems(lines: readonly string[], tokens: readonly Token[], list: n
   return items.size > 0 ? items : undefined;
 }
 
-/** Keys people write for the known ones, for an unknown key's suggestion. */
-const KEY_ALIASES: ReadonlyMap<string, OptionKey> = new Map([
-  ['app', 'application'], ['apps', 'application'], ['applications', 'application'], ['application-id', 'application'], ['application_id', 'application'], ['app-id', 'application'], ['appid', 'application'], ['model', 'application'],
-  ['env', 'environment'], ['envs', 'environment'], ['environments', 'environment'], ['environnement', 'environment'], ['stage', 'environment'], ['target', 'environment'],
-  ['contexts', 'context'], ['ctx', 'context'], ['file', 'context'], ['files', 'context'], ['include', 'context'], ['attach', 'context'],
-  ['case', 'cases'], ['data', 'cases'], ['dataset', 'cases'], ['rows', 'cases'], ['repeat', 'runs'], ['repeats', 'runs'], ['times', 'runs'], ['pass', 'passes'],
-  ['expects', 'expect'], ['expectation', 'expect'], ['expectations', 'expect'], ['expected', 'expect'], ['assert', 'expect'], ['check', 'expect'],
-]);
-
-/** The known key an unknown one most likely meant: an alias, or one at most two edits away. */
-export function suggestKey(key: string): OptionKey | undefined {
-  const lower = key.toLowerCase();
-  const alias = KEY_ALIASES.get(lower);
-  if (alias !== undefined) return alias;
-  if (lower.length > 16) return undefined;
-  let best: OptionKey | undefined;
-  let bestDistance = 3;
-  for (const known of OPTION_KEYS) {
-    const d = editDistance(lower, known);
-    if (d < bestDistance) {
-      best = known;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-/** Levenshtein distance of two short strings. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a.charAt(i - 1) === b.charAt(j - 1) ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
-/** The text and span of a value (`start`..`end` of its line), trimmed and without one pair of enclosing backticks. */
 function unquoteValue(lineText: string, line: number, start: number, end: number): { value: string; span: Span } {
   let s = start;
   let e = end;
@@ -595,7 +401,7 @@ function readCases(value: string, span: Span, builder: QueryBuilder): void {
   const ref = parseContextValue(value, span);
   if ('error' in ref) builder.problem('badCases', span, ref.error.replace(/context (files?)/g, 'cases $1'));
   else if (ref.startLine !== undefined) builder.problem('badCases', span, 'A cases file takes no line range: every row is a case.');
-  else if (!CASES_EXTENSION.test(ref.path)) builder.problem('badCases', span, `${JSON.stringify(clip(ref.path))} is not a cases file: use a .csv (with a header row), .jsonl or .json (an array of objects) file.`);
+  else if (!CASES_EXTENSION.test(ref.path)) builder.problem('badCases', span, `${JSON.stringify(clipForMessage(ref.path))} is not a cases file: use a .csv (with a header row), .jsonl or .json (an array of objects) file.`);
   else builder.cases = { path: ref.path, span };
 }
 
@@ -647,81 +453,3 @@ function readApplications(lineText: string, value: Span, builder: QueryBuilder):
   }
 }
 
-/** `#L10`, `#L10-40`, `#L10-L40` (any case of L). */
-const LINE_RANGE = /^[Ll](\d{1,9})(?:-[Ll]?(\d{1,9}))?$/;
-/** A URL scheme (two letters at least: one is a drive). */
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:/;
-const DRIVE = /^[A-Za-z]:/;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-/**
- * Reads a `context:` value: a path relative to the query file's workspace folder, optionally with
- * a line range. Only the lexical checks (the host checks that the file exists and that no symlink
- * leads out): no absolute path, drive, UNC path, `~`, URL, control character, or `..` above the
- * folder.
- */
-export function parseContextValue(value: string, span: Span): ContextRef | { readonly error: string } {
-  let pathText = value;
-  let startLine: number | undefined;
-  let endLine: number | undefined;
-  const hash = value.lastIndexOf('#');
-  if (hash >= 0) {
-    const fragment = value.slice(hash + 1);
-    if (fragment === '' || /^[Ll\d]/.test(fragment)) {
-      const m = LINE_RANGE.exec(fragment);
-      if (m === null) return { error: `"#${clip(fragment)}" is not a line range: write #L10 or #L10-40 after the path. ${CONTEXT_HINT}` };
-      startLine = Number(m[1]);
-      endLine = m[2] === undefined ? undefined : Number(m[2]);
-      if (startLine < 1 || (endLine !== undefined && endLine < 1)) return { error: `Line numbers start at 1 (#L${m[1]}${m[2] === undefined ? '' : `-${m[2]}`}).` };
-      if (endLine !== undefined && endLine < startLine) return { error: `The line range #L${m[1]}-${m[2]} ends before it starts.` };
-      pathText = value.slice(0, hash).trimEnd();
-    }
-  }
-  const path = pathText.replace(/\\/g, '/');
-  if (path === '') return { error: `The context path is empty. ${CONTEXT_HINT}` };
-  if (CONTROL.test(path)) return { error: `The context path contains a control character. ${CONTEXT_HINT}` };
-  if (path.startsWith('//')) return { error: `${JSON.stringify(clip(pathText))} is a network (UNC) path: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
-  if (path.startsWith('/')) return { error: `${JSON.stringify(clip(pathText))} is an absolute path: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
-  if (DRIVE.test(path)) return { error: `${JSON.stringify(clip(pathText))} names a drive: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
-  if (path.startsWith('~')) return { error: `${JSON.stringify(clip(pathText))} starts in a home folder: context files must lie inside the workspace folder. ${CONTEXT_HINT}` };
-  if (SCHEME.test(path)) return { error: `${JSON.stringify(clip(pathText))} is a URL: context files are files of the workspace folder. ${CONTEXT_HINT}` };
-  let depth = 0;
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') {
-      depth--;
-      if (depth < 0) return { error: `${JSON.stringify(clip(pathText))} leads out of the workspace folder (".."): context files must lie inside it. ${CONTEXT_HINT}` };
-      continue;
-    }
-    // Windows reads `.. ` or `...` much like `..`: no segment of only dots and spaces.
-    if (onlyDotsAndSpaces(segment)) return { error: `${JSON.stringify(clip(pathText))} has a part made only of dots and spaces ("${segment}"). ${CONTEXT_HINT}` };
-    depth++;
-  }
-  if (depth === 0) return { error: `${JSON.stringify(clip(pathText))} names the workspace folder itself, not a file. ${CONTEXT_HINT}` };
-  return { path, span, ...(startLine === undefined ? {} : { startLine }), ...(endLine === undefined ? {} : { endLine }) };
-}
-
-function onlyDotsAndSpaces(segment: string): boolean {
-  for (let i = 0; i < segment.length; i++) {
-    const c = segment.charCodeAt(i);
-    if (c !== 46 && c !== 32) return false;
-  }
-  return true;
-}
-
-function clip(text: string): string {
-  return text.length <= 60 ? text : `${text.slice(0, 59)}…`;
-}
-
-/**
- * The option line (if any) at a position, with the query it belongs to (for completion/hover): the
- * option whose line it is, from its list marker on (past the end of the text too); else just the
- * query whose section holds the line; undefined in the notes before the first query.
- */
-export function optionAt(file: ParsedQueryFile, line: number, character: number): { query: QueryEntry; option?: OptionLine } | undefined {
-  const query = file.queries.find((q) => line >= q.headingLine && line < q.endLine);
-  if (query === undefined) return undefined;
-  const option = query.options.find((o) => o.span.line === line && character >= o.span.start);
-  return option === undefined ? { query } : { query, option };
-}

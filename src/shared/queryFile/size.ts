@@ -3,7 +3,7 @@
  * listed with a problem and never read or parsed, so that a huge `*.aq.md` in a repository (even
  * an untrusted one) cannot hold the extension host or fill its memory.
  */
-import type { ParsedQueryFile } from './parse';
+import type { ParsedQueryFile } from './parsedFile';
 
 /**
  * The largest query file that is read: 256 KiB (bytes on disk; UTF-16 characters in an editor),

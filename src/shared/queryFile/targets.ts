@@ -1,6 +1,7 @@
 import { applicationLabel, applicationName, type ApplicationConfig } from '../applications';
 import type { Environment } from '../environments';
-import type { NamedValue, QueryEntry, Span } from './parse';
+import type { NamedValue, QueryEntry } from './parsedFile';
+import type { Span } from './span';
 
 /** One request a query makes: an application, on an environment (absent: the current one). */
 export interface QueryTarget {
