@@ -45,7 +45,7 @@ const FENCE_FILE = 'fence.aq.md';
 const FENCE = ['## Climbs out', '- application: echo', '- context: ../outside-secret.txt', '', 'What is in that file?', ''].join('\n');
 
 const ECHO_QUERY = '/api/applications/echo/query';
-const STAGING_KEY = 'stg-0123456789abcdef0123';
+const STAGING_KEY = 'stg_Wq2Ze7Xr5Tb9Yk3Mv6Ns';
 
 /** The text of an editor's visible lines (non-breaking spaces as spaces). */
 async function visibleText(editor: Locator): Promise<string> {

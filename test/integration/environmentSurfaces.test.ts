@@ -17,7 +17,7 @@ import { hooks, received, serviceKeys, serviceUrl, waitFor } from './hooks';
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('applicationQuery');
 
 /** The key Environment beta knows for echo (its own: never the reference service's). */
-const BETA_KEY = 'beta-key-environment-surfaces-0123';
+const BETA_KEY = 'beta_Kx8Qm3Vz6Rb1Tw9Ln4Pj';
 
 describe('Environments in History, Replay, Diagnose and the Chat models', () => {
   let beta: http.Server;

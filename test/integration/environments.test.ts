@@ -55,7 +55,7 @@ describe('Environments: one setting per service, keys per origin', () => {
     assert.equal(await api.hasApiKey('demo-assistant'), true, 'dev has its key');
     await vscode.commands.executeCommand('applicationQuery.selectEnvironment', 'staging');
     assert.equal(await api.hasApiKey('demo-assistant'), false, 'staging has none: the dev key is not offered there');
-    await api.setApiKey('demo-assistant', 'staging-key-0123456789');
+    await api.setApiKey('demo-assistant', 'stg_Fy6Nc2Pw9Qj4Xz7Rb1Lm');
     const result = await api.runQuery({ applicationId: 'demo-assistant', question: 'staging?' });
     assert.equal(result.outcome.kind, 'done', result.outcome.message);
     assert.equal(result.text, 'staging answer');

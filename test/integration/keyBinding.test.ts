@@ -8,9 +8,9 @@ import * as vscode from 'vscode';
 import { hooks } from './hooks';
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('applicationQuery');
-const STAGING_KEY = 'staging-key-0123456789abcdef';
-const PRODUCTION_KEY = 'production-key-0123456789abcdef';
-const OLD_KEY = 'origin-key-0123456789abcdef';
+const STAGING_KEY = 'stg_Qv7Zr2Lm9Xk4Tb8Wn3Pd';
+const PRODUCTION_KEY = 'prd_Hc5Jw8Ys1Fq6Gv2Nx7Ka';
+const OLD_KEY = 'old_Rm4Tz9Bq2Wd7Lx5Vc8Hp';
 
 describe('Keys: bound to the environment\'s base URL, not its origin', () => {
   let server: http.Server;

@@ -182,11 +182,11 @@ describe('Query files: the Testing view runs a team’s saved queries', () => {
       assert.match(first.items[node.children[0].id].messages[0].text, /No API key/);
       assert.equal(seen.length, 0);
       await vscode.commands.executeCommand('applicationQuery.selectEnvironment', 'staging');
-      await api.setApiKey('echo', 'stg-0123456789abcdef');
+      await api.setApiKey('echo', 'stg_Jd3Vk8Rw1Zq6Hm9Tc4Xb');
       await vscode.commands.executeCommand('applicationQuery.selectEnvironment', '');
       const second = await api.runQueryTests([node.id]);
       assert.equal(second.items[node.children[0].id].state, 'passed', JSON.stringify(second.items));
-      assert.deepEqual(seen, ['/api/applications/echo/query Bearer stg-0123456789abcdef']);
+      assert.deepEqual(seen, ['/api/applications/echo/query Bearer stg_Jd3Vk8Rw1Zq6Hm9Tc4Xb']);
     } finally {
       await config().update('environments', undefined, vscode.ConfigurationTarget.Global);
       await new Promise<void>((resolve) => other.close(() => resolve()));
