@@ -111,9 +111,23 @@ export interface HugeFileRun {
   queries: number;
 }
 
+/** How many rows the cases file of the cases listing has. */
+export const CASES_ROWS = 1000;
+
+/** One query with a cases file of {@link CASES_ROWS} rows listed: until every case is a child, and the loop's longest stall meanwhile. */
+export interface CasesRun {
+  rows: number;
+  ms: number;
+  loop: LoopDelay;
+  /** How many case children the query had when the listing was taken as done. */
+  cases: number;
+}
+
 export interface QueryFilesBenchResult {
   /** The huge files, listed after everything else. */
   hugeFiles: HugeFileRun[];
+  /** A query with a cases file of {@link CASES_ROWS} rows, listed last. */
+  cases: CasesRun;
   /** Whether the extension was already active when the suite started (then the files may have reached it by the watcher). */
   activeBefore: boolean;
   /** The extension host's event loop, idle for 1 s before the listing (what noise alone gives). */

@@ -28,6 +28,8 @@ import {
   TIMED_DELAY_MS,
   TIMED_SIZE,
   TWO_APPLICATIONS_EVERY,
+  type CasesRun,
+  CASES_ROWS,
   type HugeFileRun,
   type ListingRun,
   type LoopDelay,
@@ -331,6 +333,32 @@ async function listHugeFile(api: TestHooks, bytes: number, gc: (() => void) | un
   return { bytes, ms, loop, heapKeptBytes, heapPeakBytes: heapPeak - heapBefore, ...(node.error === undefined ? {} : { error: node.error }), queries: node.children.length };
 }
 
+const CASES_DIR = 'bench-cases';
+
+/** Writes one query with a cases file of `rows` rows and times the Testing view until each case is a child of the query. */
+async function listCases(api: TestHooks, rows: number): Promise<CasesRun> {
+  const dir = path.join(folder(), CASES_DIR);
+  await mkdir(dir, { recursive: true });
+  const lines = ['topic,expected'];
+  for (let i = 0; i < rows; i++) lines.push(`${TOPICS[i % TOPICS.length]} ${i},answer ${i}`);
+  await writeFile(path.join(dir, 'cases.csv'), `${lines.join('\n')}\n`);
+  const file = path.join(dir, 'cases.aq.md');
+  await writeFile(file, '## Every topic\n- application: timed\n- cases: cases.csv\n- expect: contains "{{expected}}"\n\nTell me about {{topic}}.\n');
+  const monitor = loopMonitor();
+  const started = performance.now();
+  await api.refreshQueryTests();
+  const cases = await until(`the ${rows} cases listed`, async () => {
+    const node = (await api.queryTests()).find((n) => n.id === vscode.Uri.file(file).toString());
+    const listed = node?.children[0]?.children.length ?? 0;
+    return listed >= rows ? listed : undefined;
+  });
+  const ms = performance.now() - started;
+  const loop = monitor.stop();
+  await rm(dir, { recursive: true, force: true });
+  await api.refreshQueryTests();
+  return { rows, ms, loop, cases };
+}
+
 /** The test-electron contract: the launcher calls `run()` and reports its outcome. */
 export async function run(): Promise<void> {
   console.log(SUITE_START_MARKER);
@@ -408,6 +436,8 @@ export async function run(): Promise<void> {
   const hugeFiles: HugeFileRun[] = [];
   for (const bytes of HUGE_FILE_BYTES) hugeFiles.push(await listHugeFile(api, bytes, gc));
 
-  const result: QueryFilesBenchResult = { hugeFiles, activeBefore, idle, listing: runs, treeCopyMs, runs: queryRuns, settingsChange: worst(settingsChange), staleAfterFolderDelete, history, gc: gc !== undefined, node: process.version };
+  const cases = await listCases(api, CASES_ROWS);
+
+  const result: QueryFilesBenchResult = { hugeFiles, cases, activeBefore, idle, listing: runs, treeCopyMs, runs: queryRuns, settingsChange: worst(settingsChange), staleAfterFolderDelete, history, gc: gc !== undefined, node: process.version };
   console.log(`AQ_BENCH ${JSON.stringify(result)}`);
 }
