@@ -515,9 +515,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 10_000);
         return sendJson(ex, 503, { error: 'The service is down for maintenance.' }, { 'Retry-After': at.toUTCString() });
       }
-      case 'judge':
+      case 'judge': {
+        // A judge's template may ask for a slower answer ("paceMs"), for tests that stop a run while it grades.
+        const pace = intOption(body, 'paceMs', paceMs, 0, 60_000);
+        if (typeof pace === 'string') return sendJson(ex, 400, { error: pace });
         begin(ex, 200, TEXT_HEADERS);
-        return streamPaced(ex, splitIntoPieces(judgeVerdict(body), rseed), paceMs, rseed);
+        return streamPaced(ex, splitIntoPieces(judgeVerdict(body), rseed), pace, rseed);
+      }
       case 'judge-malformed':
         begin(ex, 200, TEXT_HEADERS);
         return streamPaced(ex, splitIntoPieces(MALFORMED_VERDICT, rseed), paceMs, rseed);

@@ -87,4 +87,25 @@ describe('Query files: checks for answers that vary', () => {
     assert.ok(judged.every((r) => r.body.includes('<<<CRITERION>>>')));
     await waitFor(() => api.storedHistory().reloaded.filter((e) => e.surface === 'queryFile' && e.applicationId === 'judge').length >= 5 || undefined, 'the judges’ exchanges in History');
   });
+
+  it('a run stopped while its judge grades: the expectation is never taken as met, and the judge is not left talking', async () => {
+    const api = await hooks();
+    const config = vscode.workspace.getConfiguration('applicationQuery');
+    const original = config.get<{ id: string }[]>('applications') ?? [];
+    // The judge answers slowly, so that Stop comes while it is still grading.
+    await config.update('applications', original.map((app) => (app.id === 'judge' ? { ...app, requestTemplate: { query: '${input}', paceMs: 2000 } } : app)), vscode.ConfigurationTarget.Global);
+    try {
+      const uri = await write('stopped.aq.md', '## Stopped while judged\n- application: echo\n- expect: judged by judge: mentions "refund"\n\nTell me about the refund policy\n');
+      const node = await waitFor(async () => (await api.queryTests()).find((n: TestTreeNode) => n.id === uri.toString() && n.children.length === 1), 'the file listed');
+      const before = (await received()).length;
+      const judgeAsked = waitFor(async () => (await received()).slice(before).find((r) => r.path === '/api/applications/judge/query'), 'the judge asked');
+      const report = await api.runQueryTests([node.children[0].id], judgeAsked);
+      const item = report.items[node.children[0].id];
+      assert.notEqual(item.state, 'passed', JSON.stringify(item));
+      assert.ok(report.ended, 'the run ended');
+      await waitFor(async () => (await received()).slice(before).find((r) => r.path === '/api/applications/judge/query' && r.closedByClientAt !== undefined), 'the service saw the judge’s connection close');
+    } finally {
+      await config.update('applications', original, vscode.ConfigurationTarget.Global);
+    }
+  });
 });
