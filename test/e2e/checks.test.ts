@@ -3,6 +3,7 @@
 // the query's menu after a second run, opens the diff editor on the two runs' answers.
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
+import type { ReferenceService } from '../../service/server';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import { DEFAULT_FILES, e2eVersion, launchWorkbench, useWorkbench } from '../support/workbench/launch';
@@ -14,11 +15,16 @@ import { expandTestExplorerRow, openTestExplorer, testExplorerRow, testExplorerR
 /** `timed` answers a new marker (`aq-mark-N`) each time; the rule judge fails it: it never mentions "refund". */
 const FILE = 'judged.aq.md';
 const QUERY = 'Judged answer';
+const JUDGE_PATH = '/api/applications/judge/query';
 const CONTENT = ['# Judged', '', `## ${QUERY}`, '- application: timed', '- expect: judged by judge: mentions "refund"', '', 'What is the refund policy?', ''].join('\n');
 
-/** Runs every test from the Testing view's toolbar and waits until the query shows `state`. */
-async function runAll(page: Page, state: string): Promise<void> {
+/**
+ * Runs every test from the Testing view's toolbar and waits until the judge has been asked `judged`
+ * times in all and the query shows `state` (a second run starts from the first one's state).
+ */
+async function runAll(page: Page, service: ReferenceService, judged: number, state: string): Promise<void> {
   await page.locator('.part.sidebar a.action-label[aria-label="Run Tests"]').filter({ visible: true }).first().click();
+  await waitFor(`the judge asked ${judged} times`, () => service.requests.filter((r) => r.path === JUDGE_PATH && r.status !== undefined).length >= judged || undefined, 90_000, 300);
   await waitFor(`the query to be ${state}`, async () => (await testExplorerRows(page)).find((row) => row.label === QUERY)?.state === state || undefined, 90_000, 300);
 }
 
@@ -35,8 +41,8 @@ describe(`Checks for answers that vary in the Testing view (VS Code ${VSCODE_VER
     await expandTestExplorerRow(page, FILE);
     await testExplorerRow(page, QUERY).waitFor({ state: 'visible', timeout: 30_000 });
 
-    await runAll(page, 'failed');
-    const judged = service.requests.filter((r) => r.path === '/api/applications/judge/query');
+    await runAll(page, service, 1, 'failed');
+    const judged = service.requests.filter((r) => r.path === JUDGE_PATH);
     assert.equal(judged.length, 1, 'the judge was asked once');
     assert.match(judged[0].body, /refund/, "the grading prompt holds the criterion");
     await testExplorerRow(page, QUERY).click();
@@ -46,7 +52,7 @@ describe(`Checks for answers that vary in the Testing view (VS Code ${VSCODE_VER
     assert.match(title, /never mentions "refund"/, `the message gives the judge's reason: ${title}`);
     await peek.locator('.peekview-actions .codicon-close').first().click();
 
-    await runAll(page, 'failed');
+    await runAll(page, service, 2, 'failed');
     const answers = service.requests.filter((r) => r.path === '/api/applications/timed/query');
     assert.equal(answers.length, 2, 'the query ran twice');
     await testExplorerRow(page, QUERY).click({ button: 'right' });

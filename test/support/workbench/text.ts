@@ -1,5 +1,7 @@
 // Text helpers the workbench driver shares: labels compared however they were typed, strings made
-// safe inside a CSS selector or a regular expression, and text read once it has stopped changing.
+// safe inside a CSS selector or a regular expression, text read once it has stopped changing, and
+// what a stopped answer keeps.
+import * as assert from 'node:assert/strict';
 import type { Locator } from 'playwright-core';
 import { waitFor } from '../../launch/util';
 
@@ -27,4 +29,13 @@ export async function settledText(target: Locator, what: string, timeoutMs = 60_
     previous = now;
     return settled ? now : undefined;
   }, timeoutMs, intervalMs);
+}
+
+/**
+ * What a stopped answer shows: all it showed before Stop, plus at most the characters the key masker
+ * held back while the stream was silent (fewer than 8: they could still have begun a piece of a key),
+ * which Stop releases. Nothing is lost, and nothing else appears.
+ */
+export function assertKeptAfterStop(after: string, before: string): void {
+  assert.ok(after.startsWith(before) && after.length - before.length < 8, `what arrived is kept: ${JSON.stringify(before)} before Stop, ${JSON.stringify(after)} after`);
 }
