@@ -10,7 +10,7 @@ import { e2eVersion, launchWorkbench, useWorkbench, type Workbench } from '../su
 import { quickInput, setApiKey } from '../support/workbench/palette';
 import { openFile, selectLines } from '../support/workbench/editors';
 import { askNativeChat, NATIVE_CHAT_SETTINGS, nativeChatModelLabels, nativeChatPickerLabels, nativeChatResponseText, openNativeChat, pickNativeChatModel } from '../support/workbench/nativeChat';
-import { assertKeptAfterStop, normalizeLabel } from '../support/workbench/text';
+import { normalizeLabel } from '../support/workbench/text';
 
 /** The text a response shows, once it has stopped changing. */
 async function settledResponse(response: Locator, what: string): Promise<string> {
@@ -85,8 +85,11 @@ suite(`VS Code's own Chat (VS Code ${VSCODE_VERSION_OF[e2eVersion()]}), no sign-
     await delay(1000);
     // While it streamed, the Chat showed its own progress line under the text; the text stays.
     const kept = await nativeChatResponseText(response);
-    const firstLine = (text: string): string => text.split('\n')[0].trim();
-    assertKeptAfterStop(firstLine(kept), firstLine(partial));
+    // While it streamed, the Chat showed its own progress words after the text. What stays is the text
+    // shown before them, plus at most the few characters the key masker held back (fewer than 8).
+    let common = 0;
+    while (common < kept.length && kept[common] === partial[common]) common++;
+    assert.ok(kept.length - common < 8, `the partial answer stays: ${JSON.stringify(partial)} before Stop, ${JSON.stringify(kept)} after`);
     assert.ok(kept.startsWith('Stall (stall): Answer from the re'), kept);
   });
 
