@@ -38,6 +38,9 @@ export interface SendOptions {
 /** How many characters of the wire text are looked at to name the stream's shape. */
 const SHAPE_SAMPLE_CHARS = 4096;
 
+/** How long a stream may stay silent before the text the key masker held back is shown (a pause, not a chunk's gap). */
+const SILENCE_RELEASE_MS = 250;
+
 /**
  * What one query has seen so far: status, wire bytes, text characters, and the recorder once a
  * request goes out. Once the keys are known ({@link protect}), the answer passes a
@@ -54,6 +57,8 @@ export class QueryProgress {
   /** The keys masked in everything this query shows or records. */
   secrets: readonly string[] = [];
   private textMasker: SecretStreamMasker | undefined;
+  private silence: ReturnType<typeof setTimeout> | undefined;
+  private lastPieceAt = 0;
   private sentAt: number | undefined;
   private firstByteMs: number | undefined;
   private bytesReceived: (() => number) | undefined;
@@ -96,8 +101,32 @@ export class QueryProgress {
     return this.recordText(this.textMasker === undefined ? piece : this.textMasker.push(piece));
   }
 
+  /**
+   * After `piece`'s text went out: if the stream then stays silent for {@link SILENCE_RELEASE_MS},
+   * what the masker held back for a piece that may still grow goes to `out` too, so a stalled
+   * answer, and one stopped during the silence, shows all that arrived.
+   */
+  releaseOnSilence(out: AnswerOut): void {
+    this.lastPieceAt = Date.now();
+    // One timer for the whole stream: when it fires early (pieces kept coming), it waits the rest.
+    if (this.silence !== undefined || this.textMasker === undefined) return;
+    const check = (): void => {
+      const quiet = Date.now() - this.lastPieceAt;
+      if (quiet < SILENCE_RELEASE_MS) {
+        this.silence = setTimeout(check, SILENCE_RELEASE_MS - quiet);
+        return;
+      }
+      this.silence = undefined;
+      const held = this.recordText(this.textMasker?.releaseHeld() ?? '');
+      if (held !== '') out.append(held);
+    };
+    this.silence = setTimeout(check, SILENCE_RELEASE_MS);
+  }
+
   /** Releases what the masker holds (a partial key at the very end masked) to the recorder and the output; safe to call again. */
   flush(out: AnswerOut): void {
+    if (this.silence !== undefined) clearTimeout(this.silence);
+    this.silence = undefined;
     const tail = this.recordText(this.textMasker?.end() ?? '');
     if (tail !== '') out.append(tail);
   }
@@ -188,6 +217,7 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
   for await (const piece of response.text) {
     const shown = progress.text(piece);
     if (shown !== '') out.append(shown);
+    progress.releaseOnSilence(out);
   }
   progress.flush(out);
   recorder?.format(response.format, detectStreamShape(response.format, progress.firstRaw));

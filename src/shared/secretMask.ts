@@ -114,6 +114,21 @@ export class SecretStreamMasker {
     return this.release(this.safePoint());
   }
 
+  /**
+   * A silence in the stream: releases the text held back for a piece that may still grow (fewer
+   * than {@link PIECE_MIN_CHARS} characters of a key, shown as they are), so a stalled answer shows
+   * all that arrived. If the piece grows later, it is masked from here on: what was shown stays
+   * under the rule (no 8 characters of a key). An escape not yet complete stays held.
+   */
+  releaseHeld(): string {
+    if (this.keys.length === 0) return '';
+    let upTo = this.base + this.pending.length;
+    for (const reader of this.readers) upTo = Math.min(upTo, reader.at);
+    // A piece already long enough is a mark that may still grow: release up to its start only.
+    for (const mark of this.marks) upTo = Math.min(upTo, mark.start);
+    return this.release(upTo);
+  }
+
   /** The end of the stream: everything held, masked. */
   end(): string {
     if (this.keys.length === 0) return '';
@@ -163,7 +178,8 @@ export class SecretStreamMasker {
 
   /** A lane found a piece of `length` characters that ends at source offset `end`: it becomes a mark (merged with the last when they touch). */
   private readonly onPiece = (lane: Lane, length: number, end: number): void => {
-    const from = lane.startOf(length);
+    // A piece that began in text already released (a silence released it) is masked from there on.
+    const from = Math.max(lane.startOf(length), this.base);
     const mask = lane.endsKey() ? lane.key.wholeMask : MASK;
     const last = this.marks.length > 0 ? this.marks[this.marks.length - 1] : undefined;
     if (last !== undefined && from <= last.end && end >= last.start) {
@@ -180,6 +196,7 @@ export class SecretStreamMasker {
   /** The earliest source offset that may still become part of a piece: nothing from there is released. */
   private safePoint(): number {
     let safe = Infinity;
+    // After a silence released a growing piece's start, that piece is held from the release on.
     for (const reader of this.readers) {
       safe = Math.min(safe, reader.at);
       for (const lane of reader.lanes) safe = Math.min(safe, lane.heldFrom());

@@ -293,6 +293,19 @@ describe('secretMask', () => {
       }
     });
 
+    it('a silence releases what it held (fewer than 8 characters of a key), and a piece that grows on is masked from there', () => {
+      const masker = new SecretStreamMasker([KEY]);
+      assert.equal(masker.push('it says aq_Sk'), 'it says ');
+      assert.equal(masker.releaseHeld(), 'aq_Sk', 'a stalled stream shows all that arrived');
+      // The key goes on: no 8 characters of it ever show together.
+      const rest = masker.push(`${KEY.slice(5)} done`) + masker.end();
+      assert.equal(rest, `${maskKey(KEY)} done`);
+      assertNoPiece(`it says aq_Sk${rest}`, KEY, 'released, then continued');
+      // Ordinary text after a silence is unchanged.
+      const plainMasker = new SecretStreamMasker([KEY]);
+      assert.equal(plainMasker.push('the ref') + plainMasker.releaseHeld() + plainMasker.push('und policy') + plainMasker.end(), 'the refund policy');
+    });
+
     it('passes everything through unchanged when it knows no key', () => {
       const masker = new SecretStreamMasker([]);
       assert.equal(masker.push('Bearer abc \\'), 'Bearer abc \\');
