@@ -209,6 +209,13 @@ export class SecretStreamMasker {
   /** Releases the source text before `upTo` (absolute), marks replaced by their masks. */
   private release(upTo: number): string {
     if (upTo <= this.base) return '';
+    if (this.marks.length === 0) {
+      // The common case, per chunk: nothing to mask, no arrays made.
+      const out = this.pending.slice(0, upTo - this.base);
+      this.pending = this.pending.slice(upTo - this.base);
+      this.base = upTo;
+      return out;
+    }
     // Readers find pieces in their own order: put the marks that end by `upTo` in order, overlapping ones merged.
     const ready = this.marks.filter((mark) => mark.end <= upTo).sort((a, b) => a.start - b.start);
     const later = this.marks.filter((mark) => mark.end > upTo);
