@@ -62,11 +62,14 @@ const cli = {
   platform: 'node',
   format: 'cjs',
   target: 'node20',
+  // ES module builds first: jsonc-parser's other build loads its parts by paths a bundle cannot follow.
+  mainFields: ['module', 'main'],
   // Minified always: the command line starts on every CI step, and parsing less makes it start sooner.
   minify: true,
   sourcemap: false,
-  banner: { js: '#!/usr/bin/env node' },
-  define: { AQ_CLI_VERSION: JSON.stringify(cliVersion) },
+  // ES module dependencies bundled as CommonJS still ask for their own URL (to make a `require`).
+  banner: { js: "#!/usr/bin/env node\nvar __aqModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  define: { AQ_CLI_VERSION: JSON.stringify(cliVersion), 'import.meta.url': '__aqModuleUrl' },
 };
 
 /**

@@ -41,7 +41,7 @@ Environment:
   APPLICATION_QUERY_KEY              the key of every application without its own
   NO_COLOR                           no colour (colour is used only on a terminal, never when CI is set)
 
-Exit status: 0 every query passed, 1 any failed or was not sent, 2 nothing could run, 130 interrupted.
+Exit status: 0 every query passed, 1 any failed, was not sent or was stopped (Ctrl+C), 2 nothing could run.
 `;
 
 /** Reads the command line (`argv` without node and the script). */

@@ -21,7 +21,7 @@ async function main(): Promise<number> {
       const interrupt = new AbortController();
       // The first Ctrl+C stops every request and lets the run report what ran; a second one leaves at once.
       const onInterrupt = (): void => {
-        if (interrupt.signal.aborted) process.exit(EXIT.interrupted);
+        if (interrupt.signal.aborted) process.exit(EXIT.failed);
         process.stderr.write('\napplication-query: interrupted; stopping every request (Ctrl+C again to leave at once)\n');
         interrupt.abort();
       };

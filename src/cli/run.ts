@@ -19,7 +19,7 @@ import { jsonReport } from './reporters/json';
 import { BASE_URL_VARIABLE, CliSettings, readSettingsFile, SettingsError, type SettingsValues } from './settings';
 
 /** The exit statuses (PRODUCT.md): every query passed, some did not, nothing could run; and Ctrl+C. */
-export const EXIT = { passed: 0, failed: 1, unusable: 2, interrupted: 130 } as const;
+export const EXIT = { passed: 0, failed: 1, unusable: 2 } as const;
 
 /** What a run talks to: the process's streams, environment and folder, and its Ctrl+C. */
 export interface RunContext {
@@ -136,7 +136,8 @@ async function runChecked(options: TestOptions, context: RunContext, keys: Envir
     if (options.output === undefined) context.stdout.write(text);
     else await writeFile(path.resolve(context.cwd, options.output), text, 'utf8');
   }
-  if (interrupted) return EXIT.interrupted;
+  // An interrupted run did not pass: what it stopped counts against it, as a failure would.
+  if (interrupted) return EXIT.failed;
   const totals = totalsOf(all);
   return totals.failed + totals.errored > 0 ? EXIT.failed : EXIT.passed;
 }

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from 'jsonc-parser';
 import { parseApplications, type ApplicationConfig } from '../shared/applications';
 import { validateBaseUrl, type BaseUrlCheck } from '../shared/baseUrl';
 import { parseEnvironments, serviceBase, type Environment } from '../shared/environments';
 import { DEFAULT_TEMPLATE } from '../shared/template';
 import type { EngineSettings } from '../client/queryFiles/sources';
-import { jsoncToJson } from './jsonc';
 
 /** The variable that overrides the base URL of the settings file. */
 export const BASE_URL_VARIABLE = 'APPLICATION_QUERY_BASE_URL';
@@ -43,12 +43,14 @@ export async function readSettingsFile(file: string): Promise<SettingsValues> {
 
 /** The `applicationQuery.*` values of a settings file's text (see {@link readSettingsFile}). */
 export function parseSettings(text: string, file: string): SettingsValues {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(jsoncToJson(text.replace(/^\uFEFF/, '')));
-  } catch (error) {
-    // One line: the parser's message quotes the text around the error, line breaks included.
-    throw new SettingsError(`The settings file ${file} is not valid JSON: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')}`);
+  // VS Code's settings files are JSON with comments and trailing commas.
+  const errors: ParseError[] = [];
+  const source = text.replace(/^\uFEFF/, '');
+  const raw: unknown = parseJsonc(source, errors, { allowTrailingComma: true });
+  if (errors.length > 0) {
+    const { error, offset } = errors[0];
+    const before = source.slice(0, offset).split('\n');
+    throw new SettingsError(`The settings file ${file} is not valid JSON: ${printParseErrorCode(error)} at line ${before.length}, column ${before[before.length - 1].length + 1}.`);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SettingsError(`The settings file ${file} must hold an object of settings.`);
   const all = raw as Record<string, unknown>;

@@ -69,7 +69,7 @@ export function queryTargets(query: QueryEntry, known: KnownNames): { targets: Q
 
 function unknownApplication(name: NamedValue, applications: readonly ApplicationConfig[]): TargetProblem {
   const ids = applications.map((app) => app.id);
-  const known = ids.length === 0 ? 'No applications are configured yet (run "Add Application…").' : `Known: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}.`;
+  const known = ids.length === 0 ? 'No applications are configured yet: add one to applicationQuery.applications (in VS Code, with "Add Application…").' : `Known: ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', …' : ''}.`;
   return { span: name.span, code: 'unknownApplication', message: `There is no application "${name.name}" in applicationQuery.applications. ${known}` };
 }
 

@@ -3,12 +3,12 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseCommand } from '../../../src/cli/args';
 import { unifiedDiff } from '../../../src/cli/diff';
-import { globPattern } from '../../../src/cli/files';
-import { jsoncToJson } from '../../../src/cli/jsonc';
+import { findQueryFiles } from '../../../src/cli/files';
 import { EnvironmentKeys, keyVariable } from '../../../src/cli/keys';
 import type { QueryReport } from '../../../src/cli/report';
 import { junitReport, xmlText } from '../../../src/cli/reporters/junit';
@@ -55,10 +55,11 @@ describe('command line: settings file', () => {
     }
   });
 
-  it('JSONC: comments become spaces (positions kept), strings keep their slashes and escaped quotes', () => {
-    assert.equal(jsoncToJson('{"a":1,//x\n"b":"\\"//\\"",}'), '{"a":1,   \n"b":"\\"//\\""  }'.replace('"  }', '" }'));
-    assert.deepEqual(JSON.parse(jsoncToJson('[1,2,/* c */]')), [1, 2]);
-    assert.deepEqual(JSON.parse(jsoncToJson('{"a":[1,],}')), { a: [1] });
+  it('reads settings files as VS Code writes them: comments and trailing commas, and says where one is broken', () => {
+    const settings = parseSettings('{\n  // the team\'s service\n  "applicationQuery.baseUrl": "https://x.test/*not a comment*/", /* c */\n  "applicationQuery.applications": [{ "id": "a//b" },],\n}', 'settings.json');
+    assert.equal(settings.baseUrl, 'https://x.test/*not a comment*/');
+    assert.deepEqual(settings.applications.map((app) => app.id), ['a//b']);
+    assert.throws(() => parseSettings('{\n  "applicationQuery.baseUrl": "x"\n  "applicationQuery.env": 1\n}', 'settings.json'), /settings\.json is not valid JSON: CommaExpected at line 3, column 3\./);
   });
 });
 
@@ -153,6 +154,9 @@ describe('command line: the answers’ diff', () => {
       assert.equal(ours, gnuHunks(textA, textB), JSON.stringify([a.length, b.length]));
     }
     assert.equal(unifiedDiff('same\n', 'same\n', { before: 'a', after: 'b' }), '');
+    // Two answers that both end without a line break differ only in their lines; one that gains a line break says so, as diff -u does.
+    assert.equal(unifiedDiff('old', 'new', { before: 'a', after: 'b' }), '--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n');
+    assert.equal(unifiedDiff('same', 'same\n', { before: 'a', after: 'b' }), '--- a\n+++ b\n@@ -1 +1 @@\n-same\n\\ No newline at end of file\n+same\n');
   });
 });
 
@@ -168,13 +172,26 @@ describe('command line: arguments and globs', () => {
     }
   });
 
-  it('globs: ** across folders, * within a name, {a,b} and [..]', () => {
-    assert.ok(globPattern('**/*.aq.md').test('a/b/c.aq.md'));
-    assert.ok(globPattern('**/*.aq.md').test('c.aq.md'));
-    assert.ok(!globPattern('*.aq.md').test('a/c.aq.md'));
-    assert.ok(globPattern('queries/{smoke,full}/*.aq.md').test('queries/full/x.aq.md'));
-    assert.ok(!globPattern('queries/{smoke,full}/*.aq.md').test('queries/other/x.aq.md'));
-    assert.ok(globPattern('q[0-9].aq.md').test('q7.aq.md'));
-    assert.ok(!globPattern('q?.aq.md').test('q/.aq.md'));
+  it('globs: ** across folders, * within a name, {a,b} and [..]; folders are searched for query files, but node_modules and .git', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'aq-globs-'));
+    try {
+      for (const file of ['c.aq.md', 'a/b/c.aq.md', 'queries/full/x.aq.md', 'queries/other/x.aq.md', 'q7.aq.md', 'notes.md', 'node_modules/p/x.aq.md', '.git/x.aq.md', '.team/t.aq.md']) {
+        await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+        await writeFile(path.join(root, file), '## Q\n\nHi\n');
+      }
+      const found = async (...args: string[]): Promise<string[]> => {
+        const result = await findQueryFiles(root, args);
+        return [...result.files.map((file) => path.relative(root, file).split(path.sep).join('/')), ...result.problems];
+      };
+      assert.deepEqual(await found('**/*.aq.md'), ['.team/t.aq.md', 'a/b/c.aq.md', 'c.aq.md', 'q7.aq.md', 'queries/full/x.aq.md', 'queries/other/x.aq.md']);
+      assert.deepEqual(await found('*.aq.md'), ['c.aq.md', 'q7.aq.md']);
+      assert.deepEqual(await found('queries/{smoke,full}/*.aq.md'), ['queries/full/x.aq.md']);
+      assert.deepEqual(await found('q[0-9].aq.md', 'q?.aq.md'), ['q7.aq.md']);
+      assert.deepEqual(await found(), ['.team/t.aq.md', 'a/b/c.aq.md', 'c.aq.md', 'q7.aq.md', 'queries/full/x.aq.md', 'queries/other/x.aq.md']);
+      assert.deepEqual(await found('queries', 'notes.md'), ['queries/full/x.aq.md', 'queries/other/x.aq.md', 'notes.md']);
+      assert.deepEqual(await found('*.txt', 'missing'), ['*.txt matches no file.', 'missing does not exist.']);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
