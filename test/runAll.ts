@@ -1,5 +1,6 @@
-// `npm test` (after `pretest` built, type-checked, linted and compiled): first the set-up the chosen
-// lanes need (system packages, code-server installs), then every lane in order, each in its own
+// `npm test` (after `pretest` built, type-checked, linted and compiled): first the system packages the
+// chosen lanes need, then every lane in order (the code-server installs run beside the lanes that
+// need no VS Code, and the first lane that needs one waits for them), each in its own
 // process with its output streamed (mocha's spec report, which CI keeps), then a recap of what failed
 // and a summary per lane and phase, and one final line "N passed, N failed". The counts and the
 // recap come from the JSON summary each lane leaves in test-results/summary/<lane>.json (see
@@ -149,11 +150,13 @@ interface Phase {
 }
 
 /**
- * Everything the chosen lanes need beyond `npm install`, done once before any lane starts so that a
- * missing package stops the run at once with what to do, and the installs are timed on their own.
+ * Everything the chosen lanes need beyond `npm install`, done once so that a missing package stops
+ * the run with what to do, and the installs are timed on their own: the system packages before any
+ * lane, the code-server installs (`installs`, true when they succeeded) started alongside.
  */
-async function setUp(chosen: readonly Lane[]): Promise<Phase[]> {
+async function setUp(chosen: readonly Lane[]): Promise<{ phases: Phase[]; installs: Promise<boolean> }> {
   const phases: Phase[] = [];
+  let installs = Promise.resolve(true);
   const step = async (name: string, work: () => Promise<void>): Promise<boolean> => {
     const started = Date.now();
     console.log(`\n######## set-up: ${name} ########`);
@@ -182,13 +185,13 @@ async function setUp(chosen: readonly Lane[]): Promise<Phase[]> {
       await ensureSystemPackages(packages, 'npm test');
       console.log(`present: ${[...packages].sort().join(', ')}`);
     });
-    if (!ok) return phases;
+    if (!ok) return { phases, installs };
   }
   const wanted = [...versions].sort();
   if (wanted.length > 0) {
-    // The installs mostly wait for the registry and the disk: together they take about as long as
-    // the longest alone (4.100.3 about 1 min, 4.139.1 and Node 24 about 3 on a fresh machine).
-    await step(`code-server ${wanted.join(', ')}`, async () => {
+    // The installs mostly wait for the registry and the disk, so they run while the lanes that need
+    // no VS Code do; a lane that needs one waits for them (see main).
+    installs = step(`code-server ${wanted.join(', ')}`, async () => {
       const results = await Promise.allSettled(
         wanted.map(async (version) => {
           const { command } = await ensureCodeServer(version);
@@ -199,7 +202,7 @@ async function setUp(chosen: readonly Lane[]): Promise<Phase[]> {
       if (problems.length > 0) throw new Error(problems.join('\n\n'));
     });
   }
-  return phases;
+  return { phases, installs };
 }
 
 async function main(): Promise<number> {
@@ -207,17 +210,23 @@ async function main(): Promise<number> {
   const started = Date.now();
   const only = (process.env.AQ_LANES ?? '').split(/[\s,]+/).filter((name) => name !== '');
   const chosen = lanes(root).filter((lane) => only.length === 0 || only.includes(lane.name));
-  const phases = await setUp(chosen.filter((lane) => lane.skip === undefined));
-  const setUpFailed = phases.some((phase) => phase.error !== undefined);
+  const { phases, installs } = await setUp(chosen.filter((lane) => lane.skip === undefined));
   const results: LaneResult[] = [];
+  let setUpFailed = phases.some((phase) => phase.error !== undefined);
   for (const lane of setUpFailed ? [] : chosen) {
     if (lane.skip !== undefined) {
       console.log(`\n######## ${lane.name}: skipped (${lane.skip}) ########`);
       results.push({ name: lane.name, passed: 0, failed: 0, pending: 0, code: 0, seconds: '0.0', skipped: lane.skip, failures: [] });
       continue;
     }
+    if (lane.needs.codeServer !== undefined && !(await installs)) {
+      setUpFailed = true;
+      break;
+    }
     results.push(await runLane(root, lane));
   }
+  // A run whose lanes needed no VS Code still reports an install that failed, once it has ended.
+  if (!(await installs)) setUpFailed = true;
 
   // A CI log keeps only its end: the failures are repeated here, so they are never lost.
   for (const r of results.filter((result) => result.failures.length > 0)) {
@@ -232,7 +241,7 @@ async function main(): Promise<number> {
   for (const phase of phases) {
     console.log(`  set-up: ${phase.name.padEnd(28)} ${phase.seconds.padStart(7)} s  ${phase.error === undefined ? 'ok' : `FAILED: ${phase.error}`}`);
   }
-  if (setUpFailed) console.log('  no lane ran: the set-up above failed (its message says what to do)');
+  if (setUpFailed) console.log('  the lanes after a failed set-up step did not run (its message above says what to do)');
   for (const r of results) {
     let verdict: string;
     if (r.skipped !== undefined) verdict = `skipped (${r.skipped})`;
