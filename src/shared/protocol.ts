@@ -1,7 +1,8 @@
 /**
- * The one protocol between the extension host and the webviews (the Chat view, the answer panel
- * and the Compare panel). One discriminated union per direction; the host validates every incoming message with
- * {@link parseWebviewMessage} and drops anything else.
+ * The protocol between the extension host and the webviews (the Chat view, the answer panel and the
+ * Compare panel): what every surface that shows answers exchanges ({@link HostToPage},
+ * {@link PageToHost}), and per surface a union per direction over it. The host validates every
+ * incoming message against its surface's union with {@link parseWebviewMessage} and drops anything else.
  */
 import type { EndKind, Remedy } from './outcome';
 
@@ -81,8 +82,8 @@ export interface HeldGroup {
   readonly references: HeldReferences;
 }
 
-/** Messages from the extension host to a webview. */
-export type HostToWebview =
+/** Messages from the extension host that every surface showing answers takes. */
+export type HostToPage =
   /** Replace everything shown with this state. */
   | { readonly type: 'state'; readonly state: SurfaceState }
   /** A new turn (question or answer) starts. */
@@ -107,32 +108,37 @@ export type HostToWebview =
       readonly remedies?: readonly Remedy[];
       readonly firstByteMs?: number;
       readonly durationMs?: number;
-    }
+    };
+
+/** Messages from the extension host to the answer panel. */
+export type HostToPanel = HostToPage;
+
+/** Messages from the extension host to the Compare panel. */
+export type HostToCompare = HostToPage;
+
+/** Messages from the extension host to the Chat view: the answers', and its composer's. */
+export type HostToChat =
+  | HostToPage
   /** The application list or the current application changed. */
   | { readonly type: 'applications'; readonly applications: readonly ApplicationInfo[]; readonly currentApplicationId: string | undefined }
   /** The pending attachments changed. */
   | { readonly type: 'attachments'; readonly attachments: readonly AttachmentInfo[] };
 
-/** Messages from a webview to the extension host. */
-export type WebviewToHost =
+/** A message from the extension host to any surface: what the host's pacing of messages (outgoing.ts) carries. */
+export type HostToWebview = ToPage<ViewKind>;
+
+/** Messages that every surface showing answers sends to the extension host. */
+export type PageToHost =
   /** The webview has loaded and can receive messages. Always the first message. */
   | { readonly type: 'ready' }
   /** An `append` of `length` code units arrived (the host keeps only so much text on the way). */
   | { readonly type: 'received'; readonly length: number }
   /** The view needs these held groups' text (they came near it). */
   | { readonly type: 'wantHeld'; readonly turnId: string; readonly ids: readonly number[] }
-  /** Send a question (chat). */
-  | { readonly type: 'send'; readonly text: string }
   /** Stop a streaming answer, or every answer of this surface when `turnId` is absent. */
   | { readonly type: 'stop'; readonly turnId?: string }
   /** Retry the question behind a failed answer. */
   | { readonly type: 'retry'; readonly turnId: string }
-  /** Choose the current application. */
-  | { readonly type: 'selectApplication'; readonly applicationId: string }
-  /** Attach the editor's selection or current file as context. */
-  | { readonly type: 'attach'; readonly kind: 'selection' | 'file' }
-  /** Remove a pending attachment. */
-  | { readonly type: 'removeAttachment'; readonly id: string }
   /** Copy a code block's text to the clipboard. */
   | { readonly type: 'copy'; readonly text: string }
   /** Copy a whole answer: the host copies its own copy of the text, so nothing large crosses over. */
@@ -143,14 +149,93 @@ export type WebviewToHost =
   | { readonly type: 'openCode'; readonly code: string; readonly language?: string }
   /** Open an http(s) link from an answer in the user's browser. */
   | { readonly type: 'openLink'; readonly href: string }
-  /** Clear the conversation (chat). */
-  | { readonly type: 'clear' }
-  /** Export the conversation (chat) or the answer (panel) as a Markdown document. */
-  | { readonly type: 'exportMarkdown' }
   /** Run Set API Key… for the current application, or for the application (and service) of this answer. */
-  | { readonly type: 'setApiKey'; readonly turnId?: string }
-  /** Open this answer and another one in VS Code's diff editor (Compare). */
+  | { readonly type: 'setApiKey'; readonly turnId?: string };
+
+/** Messages from the answer panel to the extension host. */
+export type PanelToHost =
+  | PageToHost
+  /** Open the answer as a Markdown document. */
+  | { readonly type: 'exportMarkdown' };
+
+/** Messages from the Chat view to the extension host: the answers', and its composer's. */
+export type ChatToHost =
+  | PageToHost
+  /** Send a question. */
+  | { readonly type: 'send'; readonly text: string }
+  /** Choose the current application. */
+  | { readonly type: 'selectApplication'; readonly applicationId: string }
+  /** Attach the editor's selection or current file as context. */
+  | { readonly type: 'attach'; readonly kind: 'selection' | 'file' }
+  /** Remove a pending attachment. */
+  | { readonly type: 'removeAttachment'; readonly id: string }
+  /** Clear the conversation. */
+  | { readonly type: 'clear' }
+  /** Export the conversation as a Markdown document. */
+  | { readonly type: 'exportMarkdown' };
+
+/** Messages from the Compare panel to the extension host. */
+export type CompareToHost =
+  | PageToHost
+  /** Open this answer and another one in VS Code's diff editor. */
   | { readonly type: 'diff'; readonly turnId: string };
+
+/** Each surface's two unions, by the surface's name. */
+export interface SurfaceProtocol {
+  readonly chat: { readonly toHost: ChatToHost; readonly toPage: HostToChat };
+  readonly panel: { readonly toHost: PanelToHost; readonly toPage: HostToPanel };
+  readonly compare: { readonly toHost: CompareToHost; readonly toPage: HostToCompare };
+}
+
+/** What surface `S` sends to the extension host. */
+export type ToHost<S extends ViewKind> = SurfaceProtocol[S]['toHost'];
+
+/** What the extension host sends to surface `S`. */
+export type ToPage<S extends ViewKind> = SurfaceProtocol[S]['toPage'];
+
+/** Every message type some surface sends. */
+type AnyToHost = ToHost<ViewKind>;
+
+/** A set of message types, checked against a union by the compiler (every type listed, no other). */
+type TypeSet<M extends { readonly type: string }> = Readonly<Record<M['type'], true>>;
+
+const PAGE_TO_HOST = {
+  ready: true,
+  received: true,
+  wantHeld: true,
+  stop: true,
+  retry: true,
+  copy: true,
+  copyAnswer: true,
+  insertCode: true,
+  openCode: true,
+  openLink: true,
+  setApiKey: true,
+} as const satisfies TypeSet<PageToHost>;
+
+/** The message types each surface may send; the host refuses any other, also one another surface sends. */
+const TO_HOST_TYPES: { readonly [S in ViewKind]: TypeSet<ToHost<S>> } = {
+  chat: { ...PAGE_TO_HOST, send: true, selectApplication: true, attach: true, removeAttachment: true, clear: true, exportMarkdown: true } satisfies TypeSet<ChatToHost>,
+  panel: { ...PAGE_TO_HOST, exportMarkdown: true } satisfies TypeSet<PanelToHost>,
+  compare: { ...PAGE_TO_HOST, diff: true } satisfies TypeSet<CompareToHost>,
+};
+
+const HOST_TO_PAGE = { state: true, turnStart: true, append: true, held: true, heldText: true, status: true, turnEnd: true } as const satisfies TypeSet<HostToPage>;
+
+/** The message types each surface takes from the host. */
+const TO_PAGE_TYPES: { readonly [S in ViewKind]: TypeSet<ToPage<S>> } = {
+  chat: { ...HOST_TO_PAGE, applications: true, attachments: true } satisfies TypeSet<HostToChat>,
+  panel: HOST_TO_PAGE,
+  compare: HOST_TO_PAGE,
+};
+
+/**
+ * Whether a message the page received is one its surface takes from the host (the page's own check:
+ * the host is trusted, but a page gets other windows' messages too).
+ */
+export function isHostMessage<S extends ViewKind>(surface: S, data: unknown): data is ToPage<S> {
+  return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && Object.hasOwn(TO_PAGE_TYPES[surface], data.type);
+}
 
 /** The largest text a webview may send in one message (a generous question or code block). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
@@ -166,15 +251,8 @@ function count(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
-/**
- * Checks an untrusted message from a webview against the protocol. Returns the typed message, or
- * `undefined` for anything unknown or malformed (which the host drops).
- */
-export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
-  if (typeof raw !== 'object' || raw === null) {
-    return undefined;
-  }
-  const m = raw as Record<string, unknown>;
+/** Checks the fields of a message of a known type; `undefined` when one is missing or malformed. */
+function parseFields(m: Record<string, unknown> & { readonly type: AnyToHost['type'] }): AnyToHost | undefined {
   switch (m.type) {
     case 'ready':
     case 'clear':
@@ -220,19 +298,37 @@ export function parseWebviewMessage(raw: unknown): WebviewToHost | undefined {
     case 'openLink':
       return str(m.href, 8192) ? { type: 'openLink', href: m.href } : undefined;
     default:
-      return undefined;
+      return assertNever(m.type);
   }
 }
 
-/**
- * For a message the protocol drops only because a text in it is longer than {@link MAX_WEBVIEW_TEXT}:
- * its type and the text's length, so the host can tell the user instead of failing silently.
- */
-export function oversizedMessage(raw: unknown): { type: string; length: number } | undefined {
+/** The untrusted message as a record whose type `surface` sends, or `undefined`. */
+function ofSurface(surface: ViewKind, raw: unknown): (Record<string, unknown> & { readonly type: AnyToHost['type'] }) | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const m = raw as Record<string, unknown>;
+  return typeof m.type === 'string' && Object.hasOwn(TO_HOST_TYPES[surface], m.type) ? (m as Record<string, unknown> & { readonly type: AnyToHost['type'] }) : undefined;
+}
+
+/**
+ * Checks an untrusted message from the webview of `surface` against that surface's protocol.
+ * Returns the typed message, or `undefined` for anything unknown, malformed or sent by another
+ * surface (which the host drops).
+ */
+export function parseWebviewMessage<S extends ViewKind>(surface: S, raw: unknown): ToHost<S> | undefined {
+  const m = ofSurface(surface, raw);
+  // The type is one `surface` sends (checked above), so the parsed message is of its union.
+  return m === undefined ? undefined : parseFields(m);
+}
+
+/**
+ * For a message of `surface` that the protocol drops only because a text in it is longer than
+ * {@link MAX_WEBVIEW_TEXT}: its type and the text's length, so the host can tell the user instead of failing silently.
+ */
+export function oversizedMessage(surface: ViewKind, raw: unknown): { type: string; length: number } | undefined {
+  const m = ofSurface(surface, raw);
+  if (m === undefined) return undefined;
   const field = m.type === 'send' || m.type === 'copy' ? m.text : m.type === 'insertCode' || m.type === 'openCode' ? m.code : undefined;
-  return typeof field === 'string' && field.length > MAX_WEBVIEW_TEXT ? { type: String(m.type), length: field.length } : undefined;
+  return typeof field === 'string' && field.length > MAX_WEBVIEW_TEXT ? { type: m.type, length: field.length } : undefined;
 }
 
 /** Compile-time exhaustiveness check for switches over the unions above. */

@@ -1,4 +1,4 @@
-import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type HeldGroup, type SurfaceState, type Turn } from '../shared/protocol';
+import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type ChatToHost, type HeldGroup, type SurfaceState, type Turn } from '../shared/protocol';
 import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
@@ -19,7 +19,7 @@ export class ChatView implements SurfaceView {
   private readonly sendButton: HTMLButtonElement;
   private readonly announcer = new Announcer();
 
-  constructor(root: HTMLElement, private readonly host: Host) {
+  constructor(root: HTMLElement, private readonly host: Host<ChatToHost>) {
     this.select = h('select', { className: 'aq-select', attrs: { id: 'aq-application' } });
     this.select.addEventListener('change', () => {
       if (this.select.value !== '') {
@@ -119,6 +119,7 @@ export class ChatView implements SurfaceView {
     this.refresh();
   }
 
+  /** The application list or the current application changed (the host's `applications`). */
   setApplications(applications: readonly ApplicationInfo[], currentApplicationId: string | undefined): void {
     this.applications = applications;
     this.currentApplicationId = currentApplicationId;
@@ -126,6 +127,7 @@ export class ChatView implements SurfaceView {
     this.refresh();
   }
 
+  /** The pending attachments changed (the host's `attachments`). */
   setAttachments(attachments: readonly AttachmentInfo[]): void {
     this.renderAttachments(attachments);
   }

@@ -1,4 +1,4 @@
-import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import type { ApplicationInfo, CompareToHost, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes, formatDuration } from '../shared/format';
 import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
@@ -28,7 +28,7 @@ export class CompareView implements SurfaceView {
   private clock: ReturnType<typeof setInterval> | undefined;
   private built = 0;
 
-  constructor(root: HTMLElement, private readonly host: Host) {
+  constructor(root: HTMLElement, private readonly host: Host<CompareToHost>) {
     this.title = h('h1', { className: 'aq-panel-title', attrs: { 'data-role': 'title' } });
     this.stopAll = button('stop', 'Stop All', 'debug-stop', () => host.post({ type: 'stop' }), { text: 'Stop All' });
     this.questionText = h('div', { className: 'aq-user-text', attrs: { 'data-role': 'question' } });
@@ -87,14 +87,6 @@ export class CompareView implements SurfaceView {
     this.refresh();
   }
 
-  setApplications(applications: readonly ApplicationInfo[]): void {
-    this.applications = applications;
-  }
-
-  setAttachments(): void {
-    // Compare asks once; it has no composer.
-  }
-
   private addColumn(turn: Turn, count: number): void {
     // Every column built gets a fresh number, so heading ids stay unique also when a column is replaced.
     const index = this.built++;
@@ -146,7 +138,7 @@ class Column {
     label: string,
     index: number,
     count: number,
-    post: Host['post'],
+    post: Host<CompareToHost>['post'],
     changed: () => void,
   ) {
     this.name = turn.environment === undefined ? label : `${label} on ${turn.environment}`;

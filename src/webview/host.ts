@@ -1,4 +1,4 @@
-import type { WebviewToHost } from '../shared/protocol';
+import type { PageToHost } from '../shared/protocol';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -13,15 +13,15 @@ export interface PersistedState {
   readonly draft?: string;
 }
 
-/** The typed channel to the extension host. */
-export interface Host {
-  post(message: WebviewToHost): void;
+/** The typed channel to the extension host: `M` is what the page's surface sends (its union in protocol.ts, over `PageToHost`). */
+export interface Host<M extends { readonly type: string } = PageToHost> {
+  post(message: M): void;
   loadState(): PersistedState;
   saveState(state: PersistedState): void;
 }
 
 /** Acquires the VS Code API (once per page) and wraps it. */
-export function connectHost(): Host {
+export function connectHost<M extends { readonly type: string }>(): Host<M> {
   const api = acquireVsCodeApi();
   return {
     post: (message) => api.postMessage(message),

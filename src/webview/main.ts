@@ -19,7 +19,7 @@
  *       and button[data-action="stop"|"copy-answer"|"diff"]; [data-role="question"]; Stop All is the
  *       header's button[data-action="stop"]
  */
-import { assertNever, type HostToWebview } from '../shared/protocol';
+import { assertNever, type ChatToHost, type CompareToHost, type HostToPage, isHostMessage, type PanelToHost, type ToPage, type ViewKind } from '../shared/protocol';
 import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
@@ -27,16 +27,11 @@ import { CompareView } from './compare';
 import { answerActive, startWorker, warmUp } from './render';
 import type { SurfaceView } from './surface';
 
-const HOST_MESSAGE_TYPES = new Set<string>(['state', 'turnStart', 'append', 'held', 'heldText', 'status', 'turnEnd', 'applications', 'attachments']);
-
-function isHostMessage(data: unknown): data is HostToWebview {
-  return typeof data === 'object' && data !== null && 'type' in data && typeof data.type === 'string' && HOST_MESSAGE_TYPES.has(data.type);
-}
-
 /** The messages that carry an answer's text (the warm-up keeps off the page's time while they come). */
 const ANSWER_MESSAGE_TYPES = new Set<string>(['turnStart', 'append', 'held', 'heldText']);
 
-function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
+/** Hands a message every surface takes to the view. */
+function dispatch(view: SurfaceView, host: Host, message: HostToPage): void {
   if (ANSWER_MESSAGE_TYPES.has(message.type)) answerActive();
   switch (message.type) {
     case 'state':
@@ -62,6 +57,14 @@ function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
     case 'turnEnd':
       view.endTurn(message);
       break;
+    default:
+      assertNever(message);
+  }
+}
+
+/** Hands a message to the Chat view: its composer's own, or one every surface takes. */
+function dispatchChat(view: ChatView, host: Host, message: ToPage<'chat'>): void {
+  switch (message.type) {
     case 'applications':
       view.setApplications(message.applications, message.currentApplicationId);
       break;
@@ -69,8 +72,35 @@ function dispatch(view: SurfaceView, host: Host, message: HostToWebview): void {
       view.setAttachments(message.attachments);
       break;
     default:
-      assertNever(message);
+      dispatch(view, host, message);
   }
+}
+
+/** Takes from the host what `surface` takes, and hands it to the view; anything else is ignored. */
+function listen<S extends ViewKind>(surface: S, handle: (message: ToPage<S>) => void): void {
+  window.addEventListener('message', (event: MessageEvent<unknown>) => {
+    if (isHostMessage(surface, event.data)) handle(event.data);
+  });
+}
+
+/** Builds the page's surface and starts taking its messages. */
+function open(root: HTMLElement, surface: string | undefined): Host {
+  if (surface === 'panel') {
+    const host = connectHost<PanelToHost>();
+    const view = new PanelView(root, host);
+    listen('panel', (message) => dispatch(view, host, message));
+    return host;
+  }
+  if (surface === 'compare') {
+    const host = connectHost<CompareToHost>();
+    const view = new CompareView(root, host);
+    listen('compare', (message) => dispatch(view, host, message));
+    return host;
+  }
+  const host = connectHost<ChatToHost>();
+  const view = new ChatView(root, host);
+  listen('chat', (message) => dispatchChat(view, host, message));
+  return host;
 }
 
 function start(): void {
@@ -78,14 +108,7 @@ function start(): void {
   if (root === null) {
     return;
   }
-  const host = connectHost();
-  const surface = document.body.dataset.surface;
-  const view: SurfaceView = surface === 'panel' ? new PanelView(root, host) : surface === 'compare' ? new CompareView(root, host) : new ChatView(root, host);
-  window.addEventListener('message', (event: MessageEvent<unknown>) => {
-    if (isHostMessage(event.data)) {
-      dispatch(view, host, event.data);
-    }
-  });
+  const host = open(root, document.body.dataset.surface);
   host.post({ type: 'ready' });
   // Streamed code is highlighted, and long paragraphs rendered, in a worker when the page names its script (see render/worker.ts).
   const worker = document.body.dataset.worker;

@@ -1,4 +1,4 @@
-import type { ApplicationInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import type { ApplicationInfo, HeldGroup, PanelToHost, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes } from '../shared/format';
 import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
@@ -17,7 +17,7 @@ export class PanelView implements SurfaceView {
   private readonly autoScroll: AutoScroller;
   private readonly announcer = new Announcer();
 
-  constructor(root: HTMLElement, host: Host) {
+  constructor(root: HTMLElement, host: Host<PanelToHost>) {
     this.title = h('h1', { className: 'aq-panel-title', attrs: { 'data-role': 'title' } });
     this.httpStatus = h('span', { className: 'aq-badge', attrs: { 'data-role': 'http-status' } });
     this.bytes = h('span', { className: 'aq-meta', attrs: { 'data-role': 'bytes' } });
@@ -109,14 +109,6 @@ export class PanelView implements SurfaceView {
       this.announcer.say(said);
     }
     this.refresh();
-  }
-
-  setApplications(applications: readonly ApplicationInfo[]): void {
-    this.applications = applications;
-  }
-
-  setAttachments(): void {
-    // The panel has no composer.
   }
 
   /** Header: status, bytes and Stop follow the latest answer. */

@@ -1,7 +1,7 @@
-import type { ApplicationInfo, AttachmentInfo, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import type { HeldGroup, SurfaceState, Turn } from '../shared/protocol';
 import type { TurnEnd } from './transcript';
 
-/** What main.ts drives: one method per host message. */
+/** What main.ts drives on every surface: one method per message of the host's to every surface (`HostToPage`). */
 export interface SurfaceView {
   setState(state: SurfaceState): void;
   startTurn(turn: Turn): void;
@@ -10,6 +10,4 @@ export interface SurfaceView {
   provideHeld(turnId: string, id: number, text: string): void;
   setHttpStatus(turnId: string, httpStatus: number): void;
   endTurn(message: TurnEnd): void;
-  setApplications(applications: readonly ApplicationInfo[], currentApplicationId: string | undefined): void;
-  setAttachments(attachments: readonly AttachmentInfo[]): void;
 }

@@ -1,14 +1,14 @@
-import type { HeldGroup, HostToWebview, Turn, TurnStatus, WebviewToHost } from '../shared/protocol';
+import type { HeldGroup, HostToPage, PageToHost, Turn, TurnStatus } from '../shared/protocol';
 import { utf8Length } from '../shared/format';
 import { button, h, icon } from './dom';
 import { IncrementalRenderer } from './render';
 
 /** The `turnEnd` message. */
-export type TurnEnd = Extract<HostToWebview, { type: 'turnEnd' }>;
+export type TurnEnd = Extract<HostToPage, { type: 'turnEnd' }>;
 
 /** What a turn view needs from its surface. */
 export interface TurnContext {
-  post(message: WebviewToHost): void;
+  post(message: PageToHost): void;
   /**
    * Called after an answer's renderer changed its DOM in an animation frame: the view follows it
    * at once, so that the text and the view's move are painted together (the layout it reads is

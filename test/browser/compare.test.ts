@@ -5,7 +5,7 @@
 // per column, the narrow and the wide layout, high contrast, and hostile answers.
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import type { ApplicationInfo, HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
+import type { ApplicationInfo, HostToCompare, SurfaceState, Turn } from '../../src/shared/protocol';
 import { formatBytes } from '../../src/shared/format';
 import { launchBrowser, LoopbackServer, routeWebviewAssets, webviewPage } from '../support/browser';
 import { seededRandom } from '../support/random';
@@ -50,10 +50,10 @@ interface Mismatch {
  * The appends of several answers, interleaved: each step picks a column that has text left (seeded)
  * and sends it a piece of 1 to 160 code units, one in ten up to 2,000.
  */
-function interleaved(answers: Readonly<Record<string, string>>, seed: number): HostToWebview[] {
+function interleaved(answers: Readonly<Record<string, string>>, seed: number): HostToCompare[] {
   const random = seededRandom(seed);
   const offsets = new Map(Object.keys(answers).map((id) => [id, 0]));
-  const messages: HostToWebview[] = [];
+  const messages: HostToCompare[] = [];
   for (;;) {
     const open = [...offsets].filter(([id, at]) => at < answers[id].length).map(([id]) => id);
     if (open.length === 0) return messages;
@@ -120,14 +120,14 @@ describe('Compare panel in Chromium', function () {
     return created;
   }
 
-  async function send(target: Page, ...list: HostToWebview[]): Promise<void> {
+  async function send(target: Page, ...list: HostToCompare[]): Promise<void> {
     await target.evaluate((all) => {
       for (const m of all) window.postMessage(m, '*');
     }, list);
   }
 
   /** Posts the messages as the host's bridge does (several per frame at most), letting frames pass between them. */
-  async function sendOverFrames(target: Page, list: readonly HostToWebview[], perFrame = 6): Promise<void> {
+  async function sendOverFrames(target: Page, list: readonly HostToCompare[], perFrame = 6): Promise<void> {
     await target.evaluate(
       async ({ all, perFrame }) => {
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
@@ -211,7 +211,7 @@ describe('Compare panel in Chromium', function () {
       c4: longShapes(6 * 1024, 3).blocks,
     };
     await sendOverFrames(page, interleaved(answers, 2024));
-    await send(page, ...ids.map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
+    await send(page, ...ids.map((turnId): HostToCompare => ({ type: 'turnEnd', turnId, status: 'done' })));
     await allRendered(page, ids);
     assert.deepEqual(await compareWithOneShot(page, answers), []);
     for (const id of ids) assert.equal(await columnOf(page, id).getAttribute('data-status'), 'done');
@@ -262,7 +262,7 @@ describe('Compare panel in Chromium', function () {
     await page.waitForFunction(() => document.querySelector('section[data-turn-id="c2"] .aq-column-body')?.scrollTop === 0);
     await twoFrames();
     await sendOverFrames(page, interleaved(Object.fromEntries(ids.map((id) => [id, paragraphs(id, 40, 80)])), 8));
-    await send(page, ...ids.map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
+    await send(page, ...ids.map((turnId): HostToCompare => ({ type: 'turnEnd', turnId, status: 'done' })));
     await allRendered(page, ids);
     await followed(['c1', 'c3', 'c4']);
     const after = await distances();
@@ -279,7 +279,7 @@ describe('Compare panel in Chromium', function () {
     const half = Math.floor(all.length / 2);
     const first = all.slice(0, half).filter((m) => m.type !== 'append' || m.turnId !== 'c4');
     const rest = all.slice(half).filter((m) => m.type !== 'append' || (m.turnId !== 'c2' && m.turnId !== 'c4'));
-    const sentToC2 = first.filter((m): m is Extract<HostToWebview, { type: 'append' }> => m.type === 'append' && m.turnId === 'c2').map((m) => m.text).join('');
+    const sentToC2 = first.filter((m): m is Extract<HostToCompare, { type: 'append' }> => m.type === 'append' && m.turnId === 'c2').map((m) => m.text).join('');
     await send(page, { type: 'status', turnId: 'c4', httpStatus: 401 }, { type: 'turnEnd', turnId: 'c4', status: 'error', httpStatus: 401, message: 'The API key was rejected.', retryable: false, remedies: ['setApiKey'] });
     await sendOverFrames(page, first);
     await send(page, { type: 'turnEnd', turnId: 'c2', status: 'error', httpStatus: 500, message: 'The service failed: Internal Server Error.', retryable: true });
@@ -324,7 +324,7 @@ describe('Compare panel in Chromium', function () {
   it('Stop on a column stops that column only; Stop All stops every one and hides when nothing streams; a column’s Stop hides after its end', async () => {
     page = await open();
     await send(page, { type: 'state', state: compareState(fourColumns().slice(0, 3)) });
-    await send(page, ...['c1', 'c2', 'c3'].map((turnId): HostToWebview => ({ type: 'append', turnId, text: `Answer of ${turnId} so far` })));
+    await send(page, ...['c1', 'c2', 'c3'].map((turnId): HostToCompare => ({ type: 'append', turnId, text: `Answer of ${turnId} so far` })));
     const stopAll = page.getByRole('button', { name: 'Stop All', exact: true });
     await stopAll.waitFor();
     const stops = ['Echo', 'Docs Bot', 'Reviewer'].map((name) => page!.getByRole('button', { name: `Stop ${name}`, exact: true }));
@@ -508,8 +508,8 @@ describe('Compare panel in Chromium', function () {
     for (const width of [500, 1400]) {
       page = await open({ width, height: 800 });
       await send(page, { type: 'state', state: compareState(fourColumns()) });
-      await send(page, ...Object.entries(answers).map(([turnId, text]): HostToWebview => ({ type: 'append', turnId, text })));
-      await send(page, ...Object.keys(answers).map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
+      await send(page, ...Object.entries(answers).map(([turnId, text]): HostToCompare => ({ type: 'append', turnId, text })));
+      await send(page, ...Object.keys(answers).map((turnId): HostToCompare => ({ type: 'turnEnd', turnId, status: 'done' })));
       await allRendered(page, Object.keys(answers));
       const layout = await boxes(page);
       const summary = `${width} px: ${JSON.stringify(layout)}`;
@@ -533,8 +533,8 @@ describe('Compare panel in Chromium', function () {
     page = await open({ width: 500, height: 600 });
     await send(page, { type: 'state', state: compareState(fourColumns()) });
     const long = longShapes(3 * 1024, 4).paragraph;
-    await send(page, ...['c1', 'c2', 'c3', 'c4'].map((turnId): HostToWebview => ({ type: 'append', turnId, text: long })));
-    await send(page, ...['c1', 'c2', 'c3', 'c4'].map((turnId): HostToWebview => ({ type: 'turnEnd', turnId, status: 'done' })));
+    await send(page, ...['c1', 'c2', 'c3', 'c4'].map((turnId): HostToCompare => ({ type: 'append', turnId, text: long })));
+    await send(page, ...['c1', 'c2', 'c3', 'c4'].map((turnId): HostToCompare => ({ type: 'turnEnd', turnId, status: 'done' })));
     await allRendered(page, ['c1', 'c2', 'c3', 'c4']);
     const last = columnOf(page, 'c4').locator('[data-role="column-title"]');
     const inView = (): Promise<boolean> => last.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight && el.getBoundingClientRect().bottom > 0);
@@ -598,7 +598,7 @@ describe('Compare panel in Chromium', function () {
       });
       await send(page, { type: 'turnStart', turn: column('c1', 'echo') }, { type: 'turnStart', turn: column('c2', 'evil', { environment: `<b onmouseover="window.__pwned=true">env</b>` }) });
       const text = hostileCorpus(capture.origin);
-      const pieces: HostToWebview[] = [];
+      const pieces: HostToCompare[] = [];
       for (let i = 0; i < text.length; i += 5) pieces.push({ type: 'append', turnId: 'c1', text: text.slice(i, i + 5) }, { type: 'append', turnId: 'c2', text: text.slice(i, i + 5) });
       await sendOverFrames(page, pieces, 20);
       await send(page, { type: 'turnEnd', turnId: 'c1', status: 'done' }, { type: 'turnEnd', turnId: 'c2', status: 'done' });

@@ -5,7 +5,7 @@
 // fails in the middle of a block). Hostile code stays text through the worker.
 import * as assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import type { HostToWebview, SurfaceState, Turn } from '../../src/shared/protocol';
+import type { HostToPanel, SurfaceState, Turn } from '../../src/shared/protocol';
 import { bundle, launchBrowser, LoopbackServer, randomPieces, routeWebviewAssets } from '../support/browser';
 import { webviewPage } from '../support/browser';
 import { longShapes } from '../support/shapes';
@@ -163,7 +163,7 @@ describe('render worker in Chromium', function () {
    * pieces, one per frame), ends it, and waits until it is all rendered.
    */
   async function stream(target: Page, text: string, seed: number, slow = false): Promise<void> {
-    const messages: HostToWebview[] = [{ type: 'state', state: panelState() }];
+    const messages: HostToPanel[] = [{ type: 'state', state: panelState() }];
     let at = 0;
     for (const size of slow ? randomPieces(seed, text.length, 200, 6_000, 0.05) : randomPieces(seed, text.length, 300, 20_000, 0.05)) {
       messages.push({ type: 'append', turnId: 'a', text: text.slice(at, at + size) });
@@ -358,9 +358,9 @@ describe('render worker in Chromium', function () {
     const holds = pieces.filter((piece) => 'groups' in piece).length;
     assert.ok(holds >= 3 && held.heldCount > 20, `the host held groups ${holds} times (${held.heldCount} groups)`);
     const texts = Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '');
-    const messages: HostToWebview[] = [
+    const messages: HostToPanel[] = [
       { type: 'state', state: panelState() },
-      ...pieces.map((piece): HostToWebview => ('text' in piece ? { type: 'append', turnId: 'a', text: piece.text } : { type: 'held', turnId: 'a', groups: piece.groups })),
+      ...pieces.map((piece): HostToPanel => ('text' in piece ? { type: 'append', turnId: 'a', text: piece.text } : { type: 'held', turnId: 'a', groups: piece.groups })),
       { type: 'turnEnd', turnId: 'a', status: 'done', httpStatus: 200 },
     ];
     const waiting = await page.evaluate(

@@ -48,7 +48,7 @@ export class AnswerPanels implements vscode.Disposable {
 
 class AnswerPanel {
   private readonly panel: vscode.WebviewPanel;
-  private readonly bridge: WebviewBridge;
+  private readonly bridge: WebviewBridge<'panel'>;
   private info: QueryInfo | undefined;
   private question: Turn | undefined;
   private answer: Turn | undefined;
@@ -68,7 +68,7 @@ class AnswerPanel {
     );
     this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'activitybar.svg');
     this.panel.webview.html = webviewHtml(this.panel.webview, deps.extensionUri, 'panel', 'Application Query');
-    this.bridge = new WebviewBridge(this.panel.webview, () => this.state(), (m) => this.onMessage(m));
+    this.bridge = new WebviewBridge('panel', this.panel.webview, () => this.state(), (m) => this.onMessage(m));
     this.panel.onDidChangeViewState(() => {
       if (!this.panel.visible) {
         this.bridge.markNotReady();
@@ -154,7 +154,7 @@ class AnswerPanel {
     };
   }
 
-  private onMessage(message: SurfaceMessage): void {
+  private onMessage(message: SurfaceMessage<'panel'>): void {
     if (isContentAction(message)) {
       runContentAction(message, this.applicationId);
       return;
@@ -176,13 +176,6 @@ class AnswerPanel {
       case 'exportMarkdown':
         background(openInEditor(this.answer?.text ?? '', 'markdown'), 'Open as Markdown');
         break;
-      case 'send':
-      case 'selectApplication':
-      case 'attach':
-      case 'removeAttachment':
-      case 'clear':
-      case 'diff':
-        break; // Chat's and Compare's messages: the panel has no composer and one answer.
       default:
         assertNever(message);
     }

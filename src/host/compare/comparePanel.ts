@@ -76,7 +76,7 @@ interface Column {
  */
 class ComparePanel {
   private readonly panel: vscode.WebviewPanel;
-  private readonly bridge: WebviewBridge;
+  private readonly bridge: WebviewBridge<'compare'>;
   private readonly id = randomUUID();
   private readonly columns: Column[];
   private readonly questionTurn: Turn;
@@ -108,7 +108,7 @@ class ComparePanel {
     this.panel = vscode.window.createWebviewPanel(VIEW_TYPE, plainText(this.heading), { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { ...webviewOptions(deps.extensionUri), retainContextWhenHidden: false });
     this.panel.iconPath = vscode.Uri.joinPath(deps.extensionUri, 'media', 'activitybar.svg');
     this.panel.webview.html = webviewHtml(this.panel.webview, deps.extensionUri, 'compare', 'Compare');
-    this.bridge = new WebviewBridge(this.panel.webview, () => this.state(), (message) => this.onMessage(message));
+    this.bridge = new WebviewBridge('compare', this.panel.webview, () => this.state(), (message) => this.onMessage(message));
     this.panel.onDidChangeViewState(() => {
       if (!this.panel.visible) this.bridge.markNotReady();
     });
@@ -184,7 +184,7 @@ class ComparePanel {
     return this.columns.find((c) => c.turn.id === turnId);
   }
 
-  private onMessage(message: SurfaceMessage): void {
+  private onMessage(message: SurfaceMessage<'compare'>): void {
     if (message.type === 'setApiKey') {
       this.setApiKey(message.turnId);
       return;
@@ -217,13 +217,6 @@ class ComparePanel {
       case 'diff':
         background(this.diff(message.turnId), 'Diff');
         break;
-      case 'send':
-      case 'selectApplication':
-      case 'attach':
-      case 'removeAttachment':
-      case 'clear':
-      case 'exportMarkdown':
-        break; // Compare asks once: it has no composer.
       default:
         assertNever(message);
     }

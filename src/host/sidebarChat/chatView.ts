@@ -39,7 +39,7 @@ interface PendingAttachment extends AttachmentInfo {
 
 /** The sidebar chat: choose an application, ask with optional context, watch answers stream. */
 class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
-  private bridge: WebviewBridge | undefined;
+  private bridge: WebviewBridge<'chat'> | undefined;
   private attachments: PendingAttachment[] = [];
   private applications: ApplicationInfo[] = [];
   /**
@@ -60,7 +60,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     view.webview.options = webviewOptions(this.deps.extensionUri);
     view.webview.html = webviewHtml(view.webview, this.deps.extensionUri, 'chat', 'Chat');
     this.bridge?.dispose();
-    this.bridge = new WebviewBridge(view.webview, () => this.state(), (m) => this.onMessage(m));
+    this.bridge = new WebviewBridge('chat', view.webview, () => this.state(), (m) => this.onMessage(m));
     view.onDidChangeVisibility(() => {
       if (!view.visible) {
         this.bridge?.markNotReady();
@@ -105,7 +105,7 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
     this.bridge?.post({ type: 'state', state: this.state() });
   }
 
-  private onMessage(message: SurfaceMessage): void {
+  private onMessage(message: SurfaceMessage<'chat'>): void {
     if (isContentAction(message)) {
       runContentAction(message, this.appId);
       return;
@@ -146,8 +146,6 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
       case 'exportMarkdown':
         background(this.exportMarkdown(), 'Export as Markdown');
         break;
-      case 'diff':
-        break; // Compare only.
       default:
         assertNever(message);
     }

@@ -1,6 +1,6 @@
 import { SAFE_LINK } from './markup';
 
-/** What a rendered answer asks the host to do (a subset of the protocol's `WebviewToHost`). */
+/** What a rendered answer asks the host to do (a subset of the protocol's `PageToHost`). */
 export type ContentMessage =
   | { readonly type: 'openLink'; readonly href: string }
   | { readonly type: 'copy'; readonly text: string }

@@ -1,11 +1,11 @@
 import * as vscode from 'vscode';
 import { userEditor } from '../editorContext';
-import type { WebviewToHost } from '../../../shared/protocol';
+import type { PageToHost } from '../../../shared/protocol';
 import { Commands } from '../commandIds';
 import { plain } from '../../../shared/plainText';
 
 /** Messages about an answer's content that every surface handles the same way. */
-export type ContentAction = Extract<WebviewToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
+export type ContentAction = Extract<PageToHost, { type: 'copy' | 'insertCode' | 'openCode' | 'openLink' | 'setApiKey' }>;
 
 /** Each content action by the name the user knows it by (for a failure's warning). */
 const CONTENT_ACTIONS: Readonly<Record<ContentAction['type'], string>> = {
@@ -17,7 +17,7 @@ const CONTENT_ACTIONS: Readonly<Record<ContentAction['type'], string>> = {
 };
 
 /** Whether `message` is one of the shared content actions (narrows it for the caller's own switch). */
-export function isContentAction(message: WebviewToHost): message is ContentAction {
+export function isContentAction(message: { readonly type: string }): message is ContentAction {
   return Object.hasOwn(CONTENT_ACTIONS, message.type);
 }
 

@@ -1,32 +1,33 @@
 import * as vscode from 'vscode';
-import { type HostToWebview, MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type SurfaceState, type WebviewToHost } from '../../../shared/protocol';
+import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type SurfaceState, type ToHost, type ToPage, type ViewKind } from '../../../shared/protocol';
 import { Outgoing } from './outgoing';
 
-/** The messages a surface handles (the bridge answers the stream's own). */
-export type SurfaceMessage = Exclude<WebviewToHost, { readonly type: 'received' | 'wantHeld' }>;
+/** The messages surface `S` handles (the bridge answers the stream's own). */
+export type SurfaceMessage<S extends ViewKind> = Exclude<ToHost<S>, { readonly type: 'received' | 'wantHeld' }>;
 
 /**
  * The host's end of one webview. Waits for the webview's `ready` (sent again whenever the webview
  * is re-created, e.g. after its view was hidden) and then replays the whole state, so nothing sent
  * while it was away is lost. What goes over, in what order and at what pace (streamed text
  * coalesced per frame, held back far behind a large backlog) is outgoing.ts's. Incoming messages
- * are validated against the protocol; unknown ones are dropped.
+ * are validated against the surface's own protocol; any other is dropped.
  */
-export class WebviewBridge implements vscode.Disposable {
+export class WebviewBridge<S extends ViewKind> implements vscode.Disposable {
   private ready = false;
   private readonly outgoing: Outgoing;
   private readonly subscription: vscode.Disposable;
 
   constructor(
+    surface: S,
     private readonly webview: vscode.Webview,
     private readonly getState: () => SurfaceState,
-    private readonly onMessage: (message: SurfaceMessage) => void,
+    private readonly onMessage: (message: SurfaceMessage<S>) => void,
   ) {
     this.outgoing = new Outgoing((message) => void this.webview.postMessage(message));
     this.subscription = webview.onDidReceiveMessage((raw: unknown) => {
-      const message = parseWebviewMessage(raw);
+      const message = parseWebviewMessage(surface, raw);
       if (!message) {
-        const oversized = oversizedMessage(raw);
+        const oversized = oversizedMessage(surface, raw);
         if (oversized !== undefined) {
           const size = `${oversized.length.toLocaleString('en-US')} characters; the limit is ${MAX_WEBVIEW_TEXT.toLocaleString('en-US')}`;
           void vscode.window.showWarningMessage(`That text is too large to pass from the view (${size}). Nothing was done: use Open as Markdown or Export as Markdown for large answers.`);
@@ -47,7 +48,8 @@ export class WebviewBridge implements vscode.Disposable {
         default:
           break;
       }
-      this.onMessage(message);
+      // The stream's own messages (`received`, `wantHeld`) returned above.
+      this.onMessage(message as SurfaceMessage<S>);
     });
   }
 
@@ -58,7 +60,7 @@ export class WebviewBridge implements vscode.Disposable {
   }
 
   /** Posts a message after everything posted or appended before it. */
-  post(message: HostToWebview): void {
+  post(message: ToPage<S>): void {
     if (!this.ready) {
       return; // The state replay after `ready` carries it.
     }
