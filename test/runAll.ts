@@ -4,7 +4,7 @@
 // process with its output streamed (mocha's spec report, which CI keeps), then a recap of what failed
 // and a summary per lane and phase, and one final line "N passed, N failed". The counts and the
 // recap come from the JSON summary each lane leaves in test-results/summary/<lane>.json (see
-// test/support/results.ts), never from the log's text. Exits 1 if set-up failed, a lane failed or a
+// test/launch/results.ts), never from the log's text. Exits 1 if set-up failed, a lane failed or a
 // lane ran no tests.
 // Env AQ_LANES (e.g. "unit,browser") runs only those lanes; AQ_VSCODE_VERSIONS narrows the versions.
 import { spawn } from 'node:child_process';
@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { ensureCodeServer, selectVersions, type CodeServerVersion } from './launch/codeServer';
 import { ensureSystemPackages, type SystemPackage } from './launch/system';
 import { cleanEnv, killGroup, killGroupOnExit, lineSplitter, onTerminate, repoRoot, secondsSince } from './launch/util';
-import { brokenRun, readSummary, RESULTS_FILE_ENV, summaryFile, type ResultSummary, type TestFailure } from './support/results';
+import { brokenRun, readSummary, RESULTS_FILE_ENV, summaryFile, type ResultSummary, type TestFailure } from './launch/results';
 
 /** One lane: a command, and how its result is counted. */
 interface Lane {
@@ -58,7 +58,7 @@ function hasTests(dir: string): boolean {
 function lanes(root: string): Lane[] {
   const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
   // The spec report on the console and a JSON summary in the file env AQ_RESULTS_FILE names.
-  const reporter = ['--reporter', path.join(root, 'out', 'test', 'support', 'reporter.js')];
+  const reporter = ['--reporter', path.join(root, 'out', 'test', 'launch', 'reporter.js')];
   return [
     { name: 'unit', args: [mocha, '--config', '.mocharc.json', ...reporter], needs: {} },
     // The command line packed, installed into an empty folder with npm, and run against the reference service.

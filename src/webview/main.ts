@@ -84,7 +84,7 @@ function listen<S extends ViewKind>(surface: S, handle: (message: ToPage<S>) => 
 }
 
 /** Builds the page's surface and starts taking its messages. */
-function open(root: HTMLElement, surface: string | undefined): Host {
+function openSurface(root: HTMLElement, surface: string | undefined): Host {
   if (surface === 'panel') {
     const host = connectHost<PanelToHost>();
     const view = new PanelView(root, host);
@@ -108,7 +108,7 @@ function start(): void {
   if (root === null) {
     return;
   }
-  const host = open(root, document.body.dataset.surface);
+  const host = openSurface(root, document.body.dataset.surface);
   host.post({ type: 'ready' });
   // Streamed code is highlighted, and long paragraphs rendered, in a worker when the page names its script (see render/worker.ts).
   const worker = document.body.dataset.worker;

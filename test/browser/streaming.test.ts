@@ -1158,7 +1158,7 @@ describe('renderer streams long blocks in Chromium', function () {
     const summary = JSON.stringify({ busy, idle });
     // The same text over more frames, less of it in each: with this clock the renderer's budget
     // is 20 ms a frame on the idle page and 8 ms on the busy one (the pacer, also tested on its own
-    // clock in test/unit/pacer.test.ts), so a frame parses 20,000 characters against 8,000, over
+    // clock in test/unit/webview/render/pacer.test.ts), so a frame parses 20,000 characters against 8,000, over
     // 11 frames against 25. Real time no longer enters, so a loaded machine gives the same figures.
     assert.ok(busy.frames >= idle.frames * 2 && busy.median <= idle.median * 0.5 && busy.most <= idle.most * 0.5, summary);
     assert.ok(busy.equal && idle.equal, summary);

@@ -1,5 +1,5 @@
 // What the command line's lane takes from the shared test launchers, in one place.
-import { closedPort } from '../unit/helpers/loopback';
+import { closedPort } from '../support/loopback';
 
 export { cleanEnv, repoRoot, runProcess, waitFor } from '../launch/util';
 

@@ -4,7 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
 import { SUITE_START_MARKER } from '../launch/automationLog';
-import ResultsReporter from '../support/reporter';
+import ResultsReporter from '../launch/reporter';
 
 function testFiles(dir: string): string[] {
   const files: string[] = [];
@@ -19,7 +19,7 @@ function testFiles(dir: string): string[] {
 /**
  * Runs every `*.test.js` next to this file (and below it) with mocha; rejects when a test fails.
  * Env `AQ_TEST_GREP` (a regular expression) runs only the matching tests. The report is mocha's spec
- * report; env AQ_RESULTS_FILE (set by the launcher) also gets a JSON summary (test/support/results.ts).
+ * report; env AQ_RESULTS_FILE (set by the launcher) also gets a JSON summary (test/launch/results.ts).
  */
 export function run(): Promise<void> {
   const grep = process.env.AQ_TEST_GREP;

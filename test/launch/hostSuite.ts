@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { startCodeServer, openWorkbench, VSCODE_VERSION_OF, ensureCodeServer, type CodeServerVersion } from './codeServer';
-import { RESULTS_FILE_ENV } from '../support/results';
+import { RESULTS_FILE_ENV } from './results';
 import { SuiteLog } from './automationLog';
 import { onTerminate, repoRoot, secondsSince } from './util';
 import { integrationWorkspaceFiles, makeWorkspace, serviceUserSettings } from './workspace';

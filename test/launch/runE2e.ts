@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { ensureCodeServer, selectVersions, VSCODE_VERSION_OF, type CodeServerVersion } from './codeServer';
-import { brokenRun, mergeSummaries, partFile, readSummary, RESULTS_FILE_ENV, summaryFile, writeSummary, type ResultSummary } from '../support/results';
+import { brokenRun, mergeSummaries, partFile, readSummary, RESULTS_FILE_ENV, summaryFile, writeSummary, type ResultSummary } from './results';
 import { cleanEnv, killGroup, killGroupOnExit, lineSplitter, onTerminate, repoRoot, secondsSince } from './util';
 
 /** A stuck suite ends here; generous, since a busy machine runs the growing suite slower (CI's own limit is far above). */
@@ -18,7 +18,7 @@ function runSuite(version: CodeServerVersion, mochaArgs: readonly string[], resu
   const root = repoRoot();
   const prefix = `[${VSCODE_VERSION_OF[version]}] `;
   const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-  const reporter = path.join(root, 'out', 'test', 'support', 'reporter.js');
+  const reporter = path.join(root, 'out', 'test', 'launch', 'reporter.js');
   const args = [mocha, '--no-config', '--reporter', reporter, '--timeout', '180000', '--exit', ...mochaArgs, 'out/test/e2e/**/*.test.js'];
   return new Promise((resolve) => {
     const env = cleanEnv({ AQ_VSCODE_VERSION: version, [RESULTS_FILE_ENV]: resultsFile });
@@ -49,7 +49,7 @@ function runSuite(version: CodeServerVersion, mochaArgs: readonly string[], resu
 
 async function main(): Promise<number> {
   const root = repoRoot();
-  for (const file of ['dist/extension.js', 'out/test/support/workbench/launch.js', 'out/test/support/reporter.js']) {
+  for (const file of ['dist/extension.js', 'out/test/support/workbench/launch.js', 'out/test/launch/reporter.js']) {
     if (!existsSync(path.join(root, file))) throw new Error(`${file} is missing: run "npm run build && npm run compile-tests" first`);
   }
   const versions = selectVersions(process.env.AQ_VSCODE_VERSIONS);

@@ -5,7 +5,7 @@
 // test-results/summary/integration.json).
 import { rmSync } from 'node:fs';
 import { startService } from '../../service/server';
-import { brokenRun, mergeSummaries, partFile, readSummary, RESULTS_FILE_ENV, summaryFile, writeSummary, type ResultSummary } from '../support/results';
+import { brokenRun, mergeSummaries, partFile, readSummary, RESULTS_FILE_ENV, summaryFile, writeSummary, type ResultSummary } from './results';
 import { selectVersions, VSCODE_VERSION_OF } from './codeServer';
 import { requireBuilt, runVersion, type VersionResult } from './hostSuite';
 import { LOAD_APPLICATIONS } from './workspace';
