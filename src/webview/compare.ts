@@ -36,7 +36,7 @@ export class CompareView implements SurfaceView {
     const header = h('div', { className: 'aq-panel-header' }, h('div', { className: 'aq-panel-heading' }, this.title), h('div', { className: 'aq-toolbar' }, this.stopAll));
     this.grid = h('div', { className: 'aq-columns', attrs: { 'data-role': 'columns' } });
     attachContentHandlers(this.grid, (message) => host.post(message));
-    root.replaceChildren(h('div', { className: 'aq-panel aq-compare' }, header, this.question, this.grid, this.announcer.element));
+    root.replaceChildren(h('main', { className: 'aq-panel aq-compare' }, header, this.question, this.grid, this.announcer.element));
   }
 
   setState(state: SurfaceState): void {
