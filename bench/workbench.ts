@@ -2,7 +2,9 @@
 // bytes of an answer are painted in the answer panel and in the Chat view, and how a 10 MiB answer
 // at full socket speed fares in the panel and in the output channel (time to the final DOM or the
 // channel's footer, and the longest stall of each main thread), each idle and with one core kept
-// busy by the bench (load.ts; the channel, a comparison, idle only). Times are epoch ms on both sides:
+// busy by the bench (load.ts; the channel, a comparison, idle only); and the floor under the 10 MiB
+// answer's stalls: the same answer into a page that renders nothing (floor.ts), alternated with the
+// real panel in one run, their stalls side by side. Times are epoch ms on both sides:
 // the reference service runs in this process, Date.now() in the pages reads the same clock.
 import { readFile, rm } from 'node:fs/promises';
 import * as os from 'node:os';
@@ -10,7 +12,7 @@ import * as path from 'node:path';
 import type { ElementHandle, FrameLocator, Locator, Page } from 'playwright-core';
 import type { RecordedRequest } from '../service/server';
 import { GROUP_SIZE } from '../src/shared/answer/blocks';
-import { delay, waitFor } from '../test/launch/util';
+import { delay, repoRoot, waitFor } from '../test/launch/util';
 import { launchWorkbench, type Workbench } from '../test/support/workbench/launch';
 import { queryFromPalette, runCommand, setApiKey } from '../test/support/workbench/palette';
 import { showOutputChannel } from '../test/support/workbench/output';
@@ -18,6 +20,7 @@ import { openViewContainer, sendFromComposer, surfaceFrame } from '../test/suppo
 import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
 import { cpuBetween, cpuSnapshot } from './cpu';
+import { swappableExtension, type SwappableExtension, type WebviewScript } from './floor';
 import { hostLagBetween, hostLagProbe } from './hostLag';
 import { loads, sideBySide, spinners } from './load';
 import { gapsInTrace, traced } from './trace';
@@ -26,7 +29,8 @@ const MiB = 1024 * 1024;
 /** Answers per surface for the first-paint figures (env AQ_WB_SAMPLES for a quicker look). */
 const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 /**
- * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `floor`, `panel`; all by default),
+ * Which parts run (env AQ_WB_PARTS, comma-separated: `paint`, `channel`, `code`, `floor`, `panel`; all by default;
+ * `floor` runs the 10 MiB answer into the floor and into the panel alternated, and then stands for `panel` too),
  * and where a Chromium performance trace of each 10 MiB panel run goes (env AQ_WB_TRACE, a file
  * path, numbered per run: trace.1.json, trace.2.json; the floor's trace.floor.1.json, the code
  * block's trace.code.1.json; none by default), for finding what a stall is made of
@@ -38,18 +42,21 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
 const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,floor,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
 /**
- * Runs of the 10 MiB part (and of its floor) under each load (env AQ_WB_REPEAT; 1 by default). One run's longest
- * stall moves by tens of milliseconds from run to run on a 2-core machine: with several, each
- * figure prints its median, its worst and every run's, so that a change smaller than that spread
- * can be seen.
+ * Runs of the 10 MiB part under each load (env AQ_WB_REPEAT; 1 by default, at least 2 with the
+ * floor: floor, panel, floor, panel…). One run's longest stall moves by tens of milliseconds from
+ * run to run on a 2-core machine: with several, each figure prints its median, its worst and every
+ * run's, so that a change smaller than that spread can be seen.
  */
 const REPEAT = Math.max(1, Math.floor(Number(process.env.AQ_WB_REPEAT ?? 1)));
+const FLOOR_PAIRS = Math.max(2, REPEAT);
+/** The floor's answer has all reached its page once no text came for this long after its end (held text it asked for comes late). */
+const FLOOR_QUIET_MS = 1000;
 const BIG = 10 * MiB;
 const APP = { id: 'timed', name: 'Timed' };
 /** The application's name while it answers with 10 MiB into the panel, and into the channel. */
 const BIG_NAME = 'Timed (10 MiB)';
 const CHANNEL_NAME = 'Timed (10 MiB, output channel)';
-const FLOOR_NAME = 'Timed (10 MiB, text kept from the webview)';
+const FLOOR_NAME = 'Timed (10 MiB, into a page that renders nothing)';
 /** The request body for latency runs: the service waits 250 ms after the headers, so the UI has settled. */
 const LATENCY_TEMPLATE = { query: '${input}', delayMs: 250 };
 /** The request body for the 10 MiB runs: 64 KiB socket writes at full speed. */
@@ -84,11 +91,17 @@ const PAGE_SHARE_MS = 33;
 /** What the code block's rows say it measures. */
 const CODE_WHAT = 'the code block streams';
 /** What the floor's rows say it measures. */
-const FLOOR_WHAT = 'it streams with its text kept from the webview (the floor)';
-/** A traced part's rows, and its window (first byte → final DOM, or its end for the floor; ms since the epoch) for its trace's stalls. */
+const FLOOR_WHAT = 'it streams into a page that renders nothing (the floor)';
+/**
+ * A traced part's rows, its window (first byte → final DOM, or its end for the floor; ms since the
+ * epoch) for its trace's stalls, and the workbench's stalls in that window.
+ */
 interface PartRun {
   readonly rows: BenchRow[];
   readonly window?: readonly [number, number];
+  readonly stall?: Stall;
+  /** How many characters of the answer passed to the webview. */
+  readonly textChars?: number;
 }
 /** The bench's probe in the extension host (see hostLag.ts): set as the bench starts. */
 let hostLag: Awaited<ReturnType<typeof hostLagProbe>>;
@@ -120,6 +133,8 @@ interface ProbeRecord {
   lastTextAt?: number;
   /** Webviews: marker → when the text holding it arrived from the extension host (the answer's first text). */
   arrivals: Record<string, number>;
+  /** Webviews: when the last held text the page asked for arrived. */
+  lastHeldAt?: number;
   endAt?: number;
   textChars: number;
 }
@@ -140,13 +155,12 @@ type ProbeWindow = Window & { aqProbe?: ProbeRecord };
 
 /**
  * What the probe watches for: answer markers in the DOM, the panel's answer done, or the output
- * channel's footer; `withholdText` keeps the answer's text from the webview (the floor).
+ * channel's footer.
  */
 interface ProbeOptions {
   readonly markers: boolean;
   readonly done: boolean;
   readonly footer?: string;
-  readonly withholdText?: boolean;
   /** Marks each rAF gap it records for a trace (`console.timeStamp`, "aq:gap <end> <length> <late>", see trace.ts). */
   readonly markGaps?: boolean;
 }
@@ -161,35 +175,14 @@ function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): vo
   win.aqProbeStop?.();
   const record: ProbeRecord = { marks: {}, gaps: [], longTasks: [], frames: [], textChars: 0, arrivals: {} };
   win.aqProbe = record;
-  // The floor: the answer's text is kept from the webview, so that nothing of it is parsed or
-  // rendered. The webview's frame (VS Code's pre/index.html) hands each message on with this
-  // window's postMessage, called from the frame around it (same origin): the probe takes those
-  // that carry text there, before any listener, and says each append received, as the webview does
-  // (through the function VS Code's own API calls), so the extension host sends what it would.
-  // (Window's operations are the window's own properties: the probe puts the original back.)
-  const ownPost = Object.getOwnPropertyDescriptor(window, 'postMessage');
-  if (options.withholdText === true) {
-    const original = window.postMessage.bind(window);
-    const host = window.parent as unknown as { __vscode_post_message__?: (channel: string, data: unknown) => void };
-    const take = (message: unknown, ...rest: unknown[]): void => {
-      const data = message as { type?: string; text?: string } | null;
-      if (data?.type === 'append' || data?.type === 'held' || data?.type === 'heldText') {
-        console.timeStamp(`aq:${data.type}`);
-        if (data.type === 'append') {
-          record.lastTextAt = Date.now();
-          record.textChars += data.text?.length ?? 0;
-          host.__vscode_post_message__?.('onmessage', { message: { type: 'received', length: data.text?.length ?? 0 } });
-        }
-        return;
-      }
-      (original as (...args: unknown[]) => void)(message, ...rest);
-    };
-    Object.defineProperty(window, 'postMessage', { value: take, configurable: true, writable: true });
-  }
   // What the extension host posts to a webview (see protocol/messages.ts): when the text got here.
   const onMessage = (event: MessageEvent<{ type?: string; text?: string }>): void => {
     console.timeStamp(`aq:${event.data?.type}${event.data?.text === undefined ? '' : ` ${event.data.text.length}`}`);
-    if (event.data?.type === 'append') {
+    // Held text the page asked for passes to it too (the floor asks for all of it, see floor.ts).
+    if (event.data?.type === 'heldText') {
+      record.lastHeldAt = Date.now();
+      record.textChars += event.data.text?.length ?? 0;
+    } else if (event.data?.type === 'append') {
       record.lastTextAt = Date.now();
       record.textChars += event.data.text?.length ?? 0;
       const marker = /aq-mark-\d+/.exec(event.data.text?.slice(0, 200) ?? '')?.[0];
@@ -302,10 +295,6 @@ function installProbe(body: HTMLElement | SVGElement, options: ProbeOptions): vo
   win.aqProbeStop = () => {
     running = false;
     window.removeEventListener('message', onMessage);
-    if (options.withholdText === true) {
-      if (ownPost === undefined) delete (window as { postMessage?: unknown }).postMessage;
-      else Object.defineProperty(window, 'postMessage', ownPost);
-    }
     tasks.disconnect();
     frames.disconnect();
     for (const observer of observers) observer.disconnect();
@@ -619,7 +608,7 @@ async function askBig(workbench: Workbench, name: string, question: string, opti
   await probe(body, options);
   await probe(workbenchBody, { markers: false, done: false, markGaps: true });
   const before = timedRequests(workbench).length;
-  await queryFromPalette(page, name, question);
+  await askOnce(workbench, () => queryFromPalette(page, name, question), before);
   // From when the request reached the service (it waits 250 ms before its headers): not the palette's work.
   await waitFor('the request to reach the service', () => timedRequests(workbench)[before] ?? undefined, 60_000, 5);
   const cpuBefore = await cpuSnapshot(spinners);
@@ -680,36 +669,105 @@ async function bigIntoPanel(workbench: Workbench): Promise<PartRun> {
     ...(await panelStallRows(panel, top, first, doneAt, last, seen.silentMs)),
     { name: 'workbench: the same answer: the machine\'s processor time from the request at the service to the final DOM, by role', value: cpu },
   ];
-  return { rows, window: [first, doneAt] };
+  return { rows, window: [first, doneAt], stall: longestStall(top, first, doneAt, panel.lastTextAt ?? last), textChars: panel.textChars };
 }
 
 /**
- * The floor under the 10 MiB answer's stall: the same answer into the panel, with its text kept
- * from the webview (the probe takes it where the webview's frame hands it on, see installProbe),
- * so that the page's main thread renders nothing of it. What stalls the workbench then is everything else on the machine:
- * the extension host taking the answer in and holding it, code-server relaying its messages on
- * the workbench's main thread, the browser's other processes, and with one core busy the spinner.
- * A comparison (no goal): from the first byte until the answer's end reached the webview.
+ * The floor under the 10 MiB answer's stall: the same answer into the panel while its webview runs
+ * the floor's script (see floor.ts), which renders nothing. What stalls the workbench then is
+ * everything else on the machine: the extension host taking the answer in, code-server relaying
+ * its messages on the workbench's main thread, the browser's other processes, and with one core
+ * busy the spinner. From the first byte until the answer's end reached the webview.
  */
 async function floorIntoPanel(workbench: Workbench): Promise<PartRun> {
-  const { body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, FLOOR_NAME, 'Ten mebibytes, not shown, please', { markers: false, done: false, withholdText: true });
+  const { body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, FLOOR_NAME, 'Ten mebibytes, into a page that renders nothing, please', { markers: false, done: false });
   const what = FLOOR_WHAT;
-  const seen = await watch(body, (record) => record.endAt, BIG_CAP_MS);
+  // Held text it asked for may come after the end: its window ends with the last text, once none came for a while.
+  const seen = await watch(body, (record) => {
+    if (record.endAt === undefined) return undefined;
+    const lastText = Math.max(record.endAt, record.lastTextAt ?? 0, record.lastHeldAt ?? 0);
+    return Date.now() - lastText >= FLOOR_QUIET_MS ? lastText : undefined;
+  }, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
   if (seen.found === undefined || seen.record === undefined) {
     return { rows: [stallRow('webview (the floor)', undefined, seen.silentMs, false, what)] };
   }
-  const panel = seen.record;
-  // The window of the 10 MiB answer's own rows: from the first byte to the end in the webview.
-  await delay(QUIET_MS);
+  const floor = seen.record;
   const top = await read(workbenchBody);
   const endAt = seen.found;
   const rows: BenchRow[] = [
-    { name: `workbench: the floor: its end reached the webview, after the last byte (${(panel.textChars / MiB).toFixed(1)} Mi characters sent, none rendered)`, value: ms(endAt - last), figure: endAt - last },
-    ...(await panelStallRows(panel, top, first, endAt, last, seen.silentMs, what, false)),
+    { name: 'workbench: the floor: its end and all its text reached the webview, after the last byte', value: `${ms(endAt - last)} (${(floor.textChars / MiB).toFixed(1)} Mi characters passed to the webview, none rendered)` },
+    ...(await panelStallRows(floor, top, first, endAt, last, seen.silentMs, what, false)),
     { name: 'workbench: the floor: the machine\'s processor time from the request at the service to the end in the webview, by role', value: cpu },
   ];
-  return { rows, window: [first, endAt] };
+  return { rows, window: [first, endAt], stall: longestStall(top, first, endAt, floor.lastTextAt ?? last), textChars: floor.textChars };
+}
+
+/**
+ * Makes the panel's webview run `script` (see floor.ts): swaps the linked copy's script and
+ * reloads the webviews (VS Code's Developer: Reload Webviews); waits until the panel runs it and
+ * has taken the state the extension host sends a webview that says `ready` (the real panel: its
+ * last answer all rendered).
+ */
+async function reloadPanelWith(workbench: Workbench, extension: SwappableExtension, script: WebviewScript): Promise<void> {
+  await extension.use(script);
+  await runCommand(workbench.page, 'Developer: Reload Webviews');
+  await waitFor(`the panel to run the ${script} script`, async () => {
+    const { body } = await panelBody(workbench.page);
+    const shown = await body
+      .evaluate((element) => ({ floor: element.dataset.floor, status: element.dataset.status, busy: [...element.querySelectorAll('[data-role="assistant"]')].pop()?.getAttribute('aria-busy') }), undefined, { timeout: 5000 })
+      .catch(() => undefined);
+    if (shown === undefined) return undefined;
+    return (script === 'floor' ? shown.floor === 'state' : shown.floor === undefined && shown.status === 'done' && shown.busy !== 'true') || undefined;
+  }, 120_000, 250);
+  await delay(QUIET_MS);
+}
+
+/**
+ * The floor and the panel alternated in one run, FLOOR_PAIRS times each (floor, panel, floor,
+ * panel…): each one's rows merged over its runs (see merged), and the workbench's stalls over the
+ * goal of both side by side, with the goal (#52) that the panel's be no more frequent and no
+ * longer than the floor's.
+ */
+async function floorBesidePanel(workbench: Workbench, extension: SwappableExtension, floorRun: () => Promise<PartRun>, panelRun: () => Promise<PartRun>): Promise<BenchRow[]> {
+  const floors: PartRun[] = [];
+  const panels: PartRun[] = [];
+  try {
+    for (let i = 0; i < FLOOR_PAIRS; i++) {
+      await reloadPanelWith(workbench, extension, 'floor');
+      floors.push(await floorRun());
+      await reloadPanelWith(workbench, extension, 'real');
+      panels.push(await panelRun());
+    }
+  } finally {
+    await extension.use('real');
+  }
+  const over = (runs: readonly PartRun[]): number[] => runs.map((run) => run.stall?.gapsOver ?? Number.NaN);
+  const longest = (runs: readonly PartRun[]): number[] => runs.map((run) => run.stall?.gap ?? Number.NaN);
+  const spans = (runs: readonly PartRun[]): string => runs.map((run) => (run.window === undefined ? '?' : ms(run.window[1] - run.window[0]))).join(', ');
+  const chars = (runs: readonly PartRun[]): string => runs.map((run) => ((run.textChars ?? Number.NaN) / MiB).toFixed(1)).join(', ');
+  const sum = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0);
+  const floorOver = over(floors);
+  const panelOver = over(panels);
+  const floorLongest = Math.max(...longest(floors));
+  const panelLongest = Math.max(...longest(panels));
+  const what = `while the ${BIG / MiB} MiB answer streams (first byte → final DOM; the floor's: → its end), ${FLOOR_PAIRS} pairs alternated`;
+  return [
+    {
+      name: `workbench: stalls of the workbench's main thread over ${ms(STALL_GOAL_MS)} (rAF gaps) ${what}: the floor (a page that renders nothing) beside the panel`,
+      value: `floor ${floorOver.join(', ')} (${sum(floorOver)} in all, in ${spans(floors)}, ${chars(floors)} Mi characters passed to the page); panel ${panelOver.join(', ')} (${sum(panelOver)} in all, in ${spans(panels)}, ${chars(panels)} Mi characters passed)`,
+      goal: 'panel ≤ floor, in all',
+      ok: sum(panelOver) <= sum(floorOver),
+    },
+    {
+      name: `workbench: the longest stall of the workbench's main thread (rAF gap) ${what}: the floor beside the panel`,
+      value: `floor ${longest(floors).map(ms).join(', ')} (worst ${ms(floorLongest)}); panel ${longest(panels).map(ms).join(', ')} (worst ${ms(panelLongest)})`,
+      goal: "panel's worst ≤ the floor's worst",
+      ok: panelLongest <= floorLongest + FRAME_DRIFT_MS,
+    },
+    ...merged(floors.map((run) => run.rows)),
+    ...merged(panels.map((run) => run.rows)),
+  ];
 }
 
 /**
@@ -780,18 +838,23 @@ async function bigIntoChannel(workbench: Workbench): Promise<BenchRow[]> {
   ];
 }
 
-/**
- * Runs `part` `times` times. The rows of several runs are merged: a row with a figure prints its
- * median, worst and each run's (its goal met only if met in every run), any other row each run's value.
- */
+/** Runs `part` `times` times; the rows of several runs merged (see merged). */
 async function repeated(times: number, part: () => Promise<BenchRow[]>): Promise<BenchRow[]> {
-  if (times === 1) return part();
   const runs: BenchRow[][] = [];
   for (let i = 0; i < times; i++) runs.push(await part());
+  return merged(runs);
+}
+
+/**
+ * The rows of several runs of a part, merged: a row with a figure prints its median, worst and
+ * each run's (its goal met only if met in every run), any other row each run's value.
+ */
+function merged(runs: readonly BenchRow[][]): BenchRow[] {
+  if (runs.length === 1) return runs[0];
   return sideBySide(runs.map((rows, i) => [`run ${i + 1}`, rows] as const)).map((row) => {
     const figures = runs.flatMap((rows) => rows.find((each) => each.name === row.name)?.figure ?? []);
-    if (figures.length !== times) return row;
-    return { ...row, value: `median ${ms(median(figures))}, worst ${ms(Math.max(...figures))} of ${times} runs (${figures.map(ms).join(', ')})` };
+    if (figures.length !== runs.length) return row;
+    return { ...row, value: `median ${ms(median(figures))}, worst ${ms(Math.max(...figures))} of ${runs.length} runs (${figures.map(ms).join(', ')})` };
   });
 }
 
@@ -803,15 +866,19 @@ function load(): string {
 export async function runWorkbenchBench(): Promise<BenchRow[]> {
   const loadBefore = load();
   hostLag = await hostLagProbe();
+  // The extension is linked from a copy whose webview script the floor swaps (floor.ts).
+  const extension = await swappableExtension(repoRoot());
   const workbench = await launchWorkbench({
     version: '4.139.1',
     alsoInstall: [hostLag.folder],
+    extensionFolder: extension.folder,
     env: hostLag.env,
     serviceOptions: { quiet: true },
     userSettings: { ...applicationsWith(APP.name, LATENCY_TEMPLATE), 'applicationQuery.output': 'panel' },
   }).catch(async (error: unknown) => {
-    // The probe's folder goes with a workbench that did not start, too.
+    // The probe's folder and the copy go with a workbench that did not start, too.
     await rm(hostLag.folder, { recursive: true, force: true });
+    await extension.dispose();
     throw error;
   });
   try {
@@ -835,28 +902,29 @@ export async function runWorkbenchBench(): Promise<BenchRow[]> {
     // Traces are numbered per run: trace.1.json, …; the floor's trace.floor.1.json, …, the code
     // block's trace.code.1.json, …. A traced run also says what the workbench's main thread did in
     // each of its stalls (see traceGapRow).
-    const tracing = (part: string, what: string, run: () => Promise<PartRun>): (() => Promise<BenchRow[]>) => {
+    const tracing = (part: string, what: string, run: () => Promise<PartRun>): (() => Promise<PartRun>) => {
       let traces = 0;
       return async () => {
         const file = TRACE_FILE === undefined ? undefined : TRACE_FILE.replace(/(\.json)?$/, `${part}.${++traces}$1`);
-        const { rows, window } = await traced(workbench.page, file, `the run while ${what}`, run, process.env.AQ_WB_TRACE_JS === '1');
-        return file === undefined || window === undefined ? rows : [...rows, traceGapRow(await readFile(file, 'utf8'), window, what)];
+        const result = await traced(workbench.page, file, `the run while ${what}`, run, process.env.AQ_WB_TRACE_JS === '1');
+        return file === undefined || result.window === undefined ? result : { ...result, rows: [...result.rows, traceGapRow(await readFile(file, 'utf8'), result.window, what)] };
       };
     };
-    if (PARTS.has('code')) rows.push(...(await underLoads(tracing('.code', CODE_WHAT, () => codeIntoPanel(workbench)))));
+    const rowsOf = (run: () => Promise<PartRun>) => async (): Promise<BenchRow[]> => (await run()).rows;
+    if (PARTS.has('code')) rows.push(...(await underLoads(rowsOf(tracing('.code', CODE_WHAT, () => codeIntoPanel(workbench))))));
+    const panelRun = tracing('', 'it streams', () => bigIntoPanel(workbench));
     if (PARTS.has('floor')) {
-      const run = tracing('.floor', FLOOR_WHAT, () => floorIntoPanel(workbench));
-      rows.push(...(await underLoads(() => repeated(REPEAT, run))));
-    }
-    if (PARTS.has('panel')) {
-      const run = tracing('', 'it streams', () => bigIntoPanel(workbench));
-      rows.push(...(await underLoads(() => repeated(REPEAT, run))));
+      const floorRun = tracing('.floor', FLOOR_WHAT, () => floorIntoPanel(workbench));
+      rows.push(...(await underLoads(() => floorBesidePanel(workbench, extension, floorRun, panelRun))));
+    } else if (PARTS.has('panel')) {
+      rows.push(...(await underLoads(() => repeated(REPEAT, rowsOf(panelRun)))));
     }
     rows.push({ name: 'workbench: machine', value: `${os.cpus().length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB, Debian Chromium headless, code-server 4.139.1; load average (1/5/15 min) ${loadBefore} before, ${load()} after` });
     return rows;
   } finally {
     await workbench.close();
     await rm(hostLag.folder, { recursive: true, force: true });
+    await extension.dispose();
   }
 }
 

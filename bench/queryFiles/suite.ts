@@ -343,13 +343,16 @@ async function listCases(api: TestHooks, rows: number): Promise<CasesRun> {
   for (let i = 0; i < rows; i++) lines.push(`${TOPICS[i % TOPICS.length]} ${i},answer ${i}`);
   await writeFile(path.join(dir, 'cases.csv'), `${lines.join('\n')}\n`);
   const file = path.join(dir, 'cases.aq.md');
-  await writeFile(file, '## Every topic\n- application: timed\n- cases: cases.csv\n- expect: contains "{{expected}}"\n\nTell me about {{topic}}.\n');
+  // A cases path, as a context path, is relative to the workspace folder (not to the query file).
+  await writeFile(file, `## Every topic\n- application: timed\n- cases: ${CASES_DIR}/cases.csv\n- expect: contains "{{expected}}"\n\nTell me about {{topic}}.\n`);
   const monitor = loopMonitor();
   const started = performance.now();
   await api.refreshQueryTests();
   const cases = await until(`the ${rows} cases listed`, async () => {
-    const node = (await api.queryTests()).find((n) => n.id === vscode.Uri.file(file).toString());
-    const listed = node?.children[0]?.children.length ?? 0;
+    const query = (await api.queryTests()).find((n) => n.id === vscode.Uri.file(file).toString())?.children[0];
+    // A cases file the extension cannot read is a problem on the query: said at once, not waited out.
+    if (query?.error !== undefined) throw new Error(`the query lists no cases: ${query.error}`);
+    const listed = query?.children.length ?? 0;
     return listed >= rows ? listed : undefined;
   });
   const ms = performance.now() - started;

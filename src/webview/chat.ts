@@ -71,7 +71,7 @@ export class ChatView implements SurfaceView {
       ),
     );
 
-    root.replaceChildren(h('div', { className: 'aq-chat' }, header, this.scroller, composer, this.announcer.element));
+    root.replaceChildren(h('main', { className: 'aq-chat' }, header, this.scroller, composer, this.announcer.element));
     this.renderApplications();
     this.renderAttachments([]);
     this.refresh();

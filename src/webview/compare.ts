@@ -36,7 +36,7 @@ export class CompareView implements SurfaceView {
     const header = h('div', { className: 'aq-panel-header' }, h('div', { className: 'aq-panel-heading' }, this.title), h('div', { className: 'aq-toolbar' }, this.stopAll));
     this.grid = h('div', { className: 'aq-columns', attrs: { 'data-role': 'columns' } });
     attachContentHandlers(this.grid, (message) => host.post(message));
-    root.replaceChildren(h('div', { className: 'aq-panel aq-compare' }, header, this.question, this.grid, this.announcer.element));
+    root.replaceChildren(h('main', { className: 'aq-panel aq-compare' }, header, this.question, this.grid, this.announcer.element));
   }
 
   setState(state: SurfaceState): void {
@@ -151,7 +151,8 @@ class Column {
     this.total = h('span', { className: 'aq-meta', attrs: { 'data-role': 'total' } });
     this.length = h('span', { className: 'aq-meta', attrs: { 'data-role': 'length' } });
     this.stop = button('stop', `Stop ${this.name}`, 'debug-stop', () => post({ type: 'stop', turnId: turn.id }));
-    this.diff = button('diff', `Diff ${this.name} with another answer`, 'diff', () => post({ type: 'diff', turnId: turn.id }), { text: 'Diff with…', className: 'aq-button aq-button-secondary' });
+    // The name starts with what the button shows (a voice user says what they see), then whose answer it diffs.
+    this.diff = button('diff', `Diff with… (the answer of ${this.name} against another)`, 'diff', () => post({ type: 'diff', turnId: turn.id }), { text: 'Diff with…', className: 'aq-button aq-button-secondary' });
     const copy = button('copy-answer', `Copy the answer of ${this.name}`, 'copy', () => post({ type: 'copyAnswer', turnId: turn.id }));
     const header = h(
       'div',

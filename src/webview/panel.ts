@@ -56,7 +56,7 @@ export class PanelView implements SurfaceView {
     const main = h('div', { className: 'aq-transcript aq-panel-body', attrs: { tabindex: '0', 'aria-label': 'Answer' } }, this.transcript.element);
     this.autoScroll = new AutoScroller(main);
     attachContentHandlers(main, (message) => host.post(message));
-    root.replaceChildren(h('div', { className: 'aq-panel' }, header, main, this.announcer.element));
+    root.replaceChildren(h('main', { className: 'aq-panel' }, header, main, this.announcer.element));
     this.refresh();
   }
 

@@ -63,6 +63,8 @@ export interface LaunchOptions {
   workspaceTrust?: boolean;
   /** More extension folders installed beside it (see {@link StartCodeServerOptions.alsoInstall}). */
   alsoInstall?: readonly string[];
+  /** Links this folder as the extension instead of the working tree ("installed" mode; a bench's copy of it, see bench/floor.ts). */
+  extensionFolder?: string;
 }
 
 /** The files a workspace gets when the test names none. */
@@ -121,7 +123,7 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       env: { AQ_SERVICE_URL: service.url, ...options.env },
       ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
       ...(options.alsoInstall !== undefined ? { alsoInstall: options.alsoInstall } : {}),
-      ...(development ? { testPayload: true } : options.vsix !== undefined ? { installVsix: options.vsix } : { installExtension: root }),
+      ...(development ? { testPayload: true } : options.vsix !== undefined ? { installVsix: options.vsix } : { installExtension: options.extensionFolder ?? root }),
     });
     cleanups.push(() => server.close());
     const browserErrors: string[] = [];
