@@ -40,7 +40,8 @@ export class Outgoing {
    */
   post(message: HostToWebview): void {
     if (message.type === 'state') this.reset();
-    else this.flush();
+    // Everything appended before it goes first, however much (an answer's end after all its text).
+    else while (this.pending.size > 0) this.flush();
     void this.deliver(message);
   }
 

@@ -101,4 +101,14 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.ok(sizes.every((size) => size <= 1024 * 1024 + 5), `sizes: ${sizes.join(', ')}`);
     assert.equal(appended(sent, 't1').length, 5 + 5 * 512 * 1024);
   });
+
+  it('sends all the text appended before a message ahead of it, however much is waiting (an answer\'s end never overtakes its text)', () => {
+    const { out, sent } = slowWebview();
+    out.append('t1', 'first');
+    for (let i = 0; i < 40; i++) out.append('t1', 'z'.repeat(64 * 1024));
+    out.post({ type: 'turnEnd', turnId: 't1', status: 'done' });
+    const end = sent.findIndex((message) => message.type === 'turnEnd');
+    assert.equal(end, sent.length - 1, 'the end is the last message');
+    assert.equal(appended(sent.slice(0, end), 't1').length, 5 + 40 * 64 * 1024, 'all the text before it');
+  });
 });
