@@ -7,7 +7,7 @@
  */
 import { CodeChunks } from './code';
 import { completeLength, lineStarts, parseBlocks, type Token } from './blockCuts';
-import { codeBlockShell, fenceInfo, md, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
+import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
 
 /** What a long block needs from the answer it is part of. */
 export interface BlockContext {
@@ -401,6 +401,8 @@ class TableStream implements LongBlock {
     };
     let nodes = render();
     this.rows += nodes.filter((node) => node.nodeType === Node.ELEMENT_NODE).length;
+    // As a one-shot render marks it (markdown.ts): from then on, its rows are laid out one by one.
+    if (this.rows >= LONG_TABLE_ROWS) this.table.classList.add('aq-table-long');
     this.raw.node.before(...nodes);
     if (source.includes('[')) {
       this.context.usesReferences(source, () => {
@@ -413,15 +415,23 @@ class TableStream implements LongBlock {
   }
 }
 
-/** References that define every label: a piece of text parsed with them leaves no `[label]` open whatever the answer defines later. */
-const EVERY_LABEL: References = new Proxy<References>({}, { get: (_target, label) => (typeof label === 'string' ? { href: '', title: '' } : undefined) });
 /** Characters that, left over as text after an inline parse, could still pair with text after them. */
-const OPEN_MARKS = /[*_~[`]/;
+const OPEN_MARKS = /[*_~`]/;
 
-/** Whether inline `text` renders alone exactly as it does followed by more text: nothing in it is left open. */
+/**
+ * Whether inline `text` renders alone exactly as it does followed by more text: nothing in it is
+ * left open. An emphasis, strikethrough or backtick mark left as text could pair with a later one,
+ * and so could a `[` whose `]` has not come (a `[label]` without its definition yet is closed: a
+ * definition renders the run again, see BlockContext.usesReferences).
+ */
 function closedInline(text: string): boolean {
-  const children = md.parseInline(text, { references: EVERY_LABEL })[0]?.children ?? [];
-  return !children.some((token) => token.type === 'text' && OPEN_MARKS.test(token.content));
+  let open = 0;
+  for (const token of md.parseInline(text, {})[0]?.children ?? []) {
+    if (token.type !== 'text') continue;
+    if (OPEN_MARKS.test(token.content)) return false;
+    for (const [bracket] of token.content.matchAll(/[[\]]/g)) open = bracket === '[' ? open + 1 : Math.max(0, open - 1);
+  }
+  return open === 0;
 }
 
 /**
@@ -437,14 +447,23 @@ class ParagraphStream implements LongBlock {
   readonly nodes: ChildNode[];
   private element: Element;
   private readonly raw = new RawText();
-  /** The paragraph's text (its leading spaces left out). */
-  private text = '';
   private started = false;
-  /** Where the runs rendered end, and where the text known to be the paragraph's ends (offsets into `text`). */
+  /**
+   * The paragraph's text (its leading spaces left out), and two ends of it that a frame reads: the
+   * text not rendered yet, and the text from the line still to be checked. Each frame touches
+   * only those, never the whole paragraph (which a slice would copy).
+   */
+  private text = '';
+  private tail = '';
+  private unchecked = '';
+  private length = 0;
+  /** Offsets into the text: where the runs rendered end, where the text known to be the paragraph's ends, where the line to check starts. */
   private rendered = 0;
   private settled = 0;
-  /** The start of the line from which lines are still to be checked. */
   private checkFrom = 0;
+  /** Where the last line starts, and the last `|` (-1: none). */
+  private lineStart = 0;
+  private lastBar = -1;
   /** Once the paragraph has ended: where its text ends, its heading level (0: a paragraph), and the text after it. */
   private end: number | undefined;
   private heading = 0;
@@ -466,7 +485,14 @@ class ParagraphStream implements LongBlock {
       text = text.replace(/^[ \t]+/, '');
       this.started = text !== '';
     }
+    const line = text.lastIndexOf('\n');
+    if (line >= 0) this.lineStart = this.length + line + 1;
+    const bar = text.lastIndexOf('|');
+    if (bar >= 0) this.lastBar = this.length + bar;
+    this.length += text.length;
     this.text += text;
+    this.tail += text;
+    this.unchecked += text;
   }
 
   advance(complete: boolean, deadline: number): string | undefined {
@@ -476,39 +502,40 @@ class ParagraphStream implements LongBlock {
       if (!this.renderRun(limit)) break;
     }
     if (this.end === undefined) {
-      this.raw.show(this.text.slice(this.rendered));
+      this.raw.show(this.tail);
       return undefined;
     }
     if (this.end === 0) {
       // Not a paragraph after all (its first line is a table's header): the answer takes the text back.
       for (const node of this.nodes) node.remove();
-      (this.nodes).length = 0;
-      return this.text + this.rest;
+      this.nodes.length = 0;
+      return this.rest;
     }
     if (this.rendered > this.end) {
       // Runs went past the paragraph's end (its last line turned out to start a table): all again.
       this.element.replaceChildren(this.raw.node);
       this.rendered = 0;
+      this.tail = this.text.slice(0, this.end);
     }
-    this.raw.node.before(this.renderInline(this.text.slice(this.rendered, this.end).replace(/[ \t\n]+$/, '')));
+    this.raw.node.before(this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
     this.raw.node.remove();
     if (this.heading > 0) {
       const heading = document.createElement(`h${this.heading}`);
       heading.append(...this.element.childNodes);
       this.element.replaceWith(heading);
       this.element = heading;
-      (this.nodes)[0] = heading;
+      this.nodes[0] = heading;
     }
     return this.rest;
   }
 
   /** Checks the lines not checked yet: whether each goes on the paragraph, and where it ends. */
   private findEnd(complete: boolean): void {
-    const linesEnd = complete ? this.text.length : completeLength(this.text);
+    const linesEnd = complete ? this.length : this.lineStart;
     if (linesEnd > this.checkFrom) {
       // Lines after a paragraph's line: the same rules decide whether they go on it as on this one.
       const prefix = this.checkFrom === 0 ? '' : 'a\n';
-      const probe = prefix + this.text.slice(this.checkFrom, linesEnd);
+      const probe = prefix + this.unchecked.slice(0, linesEnd - this.checkFrom);
       const at = (offset: number): number => this.checkFrom + offset - prefix.length;
       const tokens = parseBlocks(probe);
       const starts = lineStarts(probe);
@@ -526,31 +553,35 @@ class ParagraphStream implements LongBlock {
         return;
       }
       if (blockEnd < total || complete) {
-        const end = blockEnd < total ? at(starts[blockEnd]) : this.text.length;
+        const end = blockEnd < total ? at(starts[blockEnd]) : this.length;
         this.endAt(end, end);
         return;
       }
       // Every line goes on the paragraph. The last is checked again with the next (it may be a table's header).
-      const lastStart = at(starts[total - 1]);
-      this.settled = this.text.slice(lastStart, linesEnd).includes('|') ? lastStart : linesEnd;
+      const last = starts[total - 1];
+      const lastStart = at(last);
+      this.settled = probe.slice(last).includes('|') ? lastStart : linesEnd;
+      this.unchecked = this.unchecked.slice(lastStart - this.checkFrom);
       this.checkFrom = lastStart;
     }
-    const lineStart = completeLength(this.text);
-    const partial = this.text.slice(lineStart);
-    if (this.settled === lineStart && !partial.includes('|') && (lineStart === 0 || PLAIN_LINE.test(partial))) {
-      this.settled = this.text.length - (/\S*$/.exec(partial)?.[0].length ?? 0);
+    // The line still being written counts, up to its last word, while it can only be the paragraph's.
+    const start = this.lineStart;
+    if (this.settled >= start && this.lastBar < start && (start === 0 || PLAIN_LINE.test(this.unchecked.slice(start - this.checkFrom, start - this.checkFrom + 4)))) {
+      let word = this.tail.length;
+      while (word > 0 && !/\s/.test(this.tail[word - 1])) word--;
+      this.settled = Math.max(this.settled, this.rendered + word);
     }
   }
 
   private endAt(contentEnd: number, restFrom: number): void {
     this.end = contentEnd;
-    this.rest = this.text.slice(restFrom) + this.rest;
-    this.text = this.text.slice(0, contentEnd);
+    this.rest = this.unchecked.slice(restFrom - this.checkFrom) + this.rest;
+    if (contentEnd >= this.rendered) this.tail = this.tail.slice(0, contentEnd - this.rendered);
   }
 
   /** Renders the next run of words up to `limit`, if one ends safely there; false when none does yet. */
   private renderRun(limit: number): boolean {
-    const region = this.text.slice(this.rendered, limit);
+    const region = this.tail.slice(0, limit - this.rendered);
     // A run ends where a word starts: at the last sentence's start if it can, else at the last word's.
     const cuts = new Set<number>();
     const sentence = /[.!?]\s+(?=\S[^.!?]*$)/.exec(region);
@@ -561,6 +592,7 @@ class ParagraphStream implements LongBlock {
       if (cut >= RUN_LEAST && closedInline(region.slice(0, cut))) {
         this.raw.node.before(this.renderInline(region.slice(0, cut)));
         this.rendered += cut;
+        this.tail = this.tail.slice(cut);
         return true;
       }
     }
@@ -594,8 +626,9 @@ class RawStream implements LongBlock {
   readonly nodes: ChildNode[];
   private readonly raw = new RawText();
   private text = '';
-  /** Where the search for the end goes on. */
-  private from = 0;
+  /** The text from where the search for the end goes on (a frame reads only this), and its offset. */
+  private recent = '';
+  private recentFrom = 0;
 
   constructor(private readonly context: BlockContext) {
     const element = document.createElement('div');
@@ -606,22 +639,26 @@ class RawStream implements LongBlock {
 
   push(text: string): void {
     this.text += text;
+    this.recent += text;
+    this.raw.node.appendData(text);
   }
 
   advance(complete: boolean): string | undefined {
-    let end = complete ? this.text.length : undefined;
-    for (let blank = this.text.indexOf('\n\n', this.from); end === undefined && blank >= 0; blank = this.text.indexOf('\n\n', blank + 1)) {
-      const next = this.text.indexOf('\n', blank + 2);
+    let end = complete ? this.recentFrom + this.recent.length : undefined;
+    for (let blank = this.recent.indexOf('\n\n'); end === undefined && blank >= 0; blank = this.recent.indexOf('\n\n', blank + 1)) {
+      const next = this.recent.indexOf('\n', blank + 2);
       if (next < 0) break;
-      this.from = blank + 1;
-      if (/^(?:[ \t]*$| {4}|\t| {0,3}>)/.test(this.text.slice(blank + 2, next))) continue;
-      // A block starts on that line if a parse of everything before it ends there.
-      const before = this.text.slice(0, next + 1);
+      if (/^(?:[ \t]*$| {4}|\t| {0,3}>)/.test(this.recent.slice(blank + 2, next))) continue;
+      // A block starts on that line if a parse of everything before it says so.
+      const before = this.text.slice(0, this.recentFrom + next + 1);
       const line = lineStarts(before).length - 2;
-      if (parseBlocks(before).some((token) => token.level === 0 && token.nesting !== -1 && token.map?.[0] === line)) end = blank + 2;
+      if (parseBlocks(before).some((token) => token.level === 0 && token.nesting !== -1 && token.map?.[0] === line)) end = this.recentFrom + blank + 2;
     }
     if (end === undefined) {
-      this.raw.show(this.text);
+      // Searched up to the last line break but one (a blank line may end there).
+      const keep = Math.max(0, this.recent.lastIndexOf('\n') - 1);
+      this.recent = this.recent.slice(keep);
+      this.recentFrom += keep;
       return undefined;
     }
     const rendered = this.context.renderBlocks(this.text.slice(0, end));

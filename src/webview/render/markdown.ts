@@ -84,6 +84,27 @@ md.core.ruler.push('aq_align_classes', (state) => {
   }
 });
 
+/** A table with this many body rows or more is laid out row by row (see `table.aq-table-long` in webview.css). */
+export const LONG_TABLE_ROWS = 64;
+
+// A long table lays out its rows as grids of equal columns: rows streaming into it then cost the
+// browser only their own layout, not a table layout over all rows again.
+md.core.ruler.push('aq_long_tables', (state) => {
+  let table: Token | undefined;
+  let rows = 0;
+  for (const token of state.tokens) {
+    if (token.type === 'table_open') {
+      table = token;
+      rows = 0;
+    } else if (token.type === 'tr_open' && table !== undefined && ++rows === LONG_TABLE_ROWS + 1) {
+      // The header row counts too: one more than the body's.
+      table.attrJoin('class', 'aq-table-long');
+    } else if (token.type === 'table_close') {
+      table = undefined;
+    }
+  }
+});
+
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: ['a', 'blockquote', 'br', 'code', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button'],
   ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang'],
