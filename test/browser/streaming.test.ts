@@ -195,6 +195,30 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  it('an answer that floods in far faster than the page renders folds its oldest text unrendered: the newest is rendered at once, the fold shows the rest on demand', async () => {
+    const text = longShapes(5 * 1024 * 1024, 7).blocks;
+    const result = await page.evaluate((text) => {
+      const out = document.createElement('div');
+      const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+      const started = performance.now();
+      renderer.append(text);
+      renderer.finish();
+      const renderedMs = performance.now() - started;
+      const fold = out.querySelector('[data-role="fold"]');
+      const label = fold?.textContent ?? '';
+      const kept = out.innerHTML.length;
+      const lastBlock = out.lastElementChild?.outerHTML ?? '';
+      (fold?.querySelector('button[data-action="show-folded"]') as HTMLElement | null)?.click();
+      const whole = window.AQ.renderMarkdownOnce(text);
+      return { renderedMs, label, kept, whole: whole.length, endsLikeWhole: whole.trimEnd().endsWith(lastBlock), equal: out.innerHTML === whole, done: renderer.done };
+    }, text);
+    assert.ok(result.done, JSON.stringify(result));
+    assert.match(result.label, /folded \(\d+(\.\d+)? MiB of text\)/);
+    assert.ok(result.kept < result.whole / 2, `most of it folded unrendered: ${JSON.stringify(result)}`);
+    assert.ok(result.endsLikeWhole, 'the end is rendered');
+    assert.ok(result.equal, 'shown, the answer is whole and equals a one-shot render');
+  });
+
   it('past 6 Mi characters, the oldest blocks fold into one labelled row that shows them on demand and offers the whole answer as Markdown', async () => {
     const text = longShapes(7 * 1024 * 1024, 6).blocks;
     const result = await page.evaluate((text) => {

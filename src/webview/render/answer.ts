@@ -37,6 +37,13 @@ const WINDOW = 16 * 1024;
 /** Past this many characters rendered, the oldest blocks fold until FOLD_KEEP are left. */
 const FOLD_AT = 6 * 1024 * 1024;
 const FOLD_KEEP = 4 * 1024 * 1024;
+/**
+ * Once this much text waits to be rendered (an answer that comes far faster than the page renders
+ * it), the oldest of it folds unrendered, at block boundaries, until FLOOD_KEEP is left: the page
+ * then renders the newest text, and what folded is rendered only if the reader asks for it.
+ */
+const FLOOD_AT = 2 * 1024 * 1024;
+const FLOOD_KEEP = 1024 * 1024;
 /** Text reduced so that a reference label used in it is a substring (labels match case-folded, without whitespace). */
 function squash(text: string): string {
   return text.toLowerCase().toUpperCase().replace(/[\s>]+/g, '');
@@ -58,6 +65,7 @@ export class IncrementalRenderer implements FrameClient {
   private normalizer = new TextNormalizer();
   /** Text received and not taken yet. */
   private incoming: string[] = [];
+  private incomingLength = 0;
   /** The text after the finished blocks (while no long block streams). */
   private open = '';
   private long: LongBlock | undefined;
@@ -76,6 +84,8 @@ export class IncrementalRenderer implements FrameClient {
   private keptLength = 0;
   private fold: Fold | undefined;
   private ended = false;
+  /** Text floods in: the oldest folds unrendered (see FLOOD_AT). */
+  private skipping = false;
   private disposed = false;
   private saidDone = false;
   private readonly context: BlockContext = {
@@ -97,6 +107,7 @@ export class IncrementalRenderer implements FrameClient {
     this.container.replaceChildren();
     this.normalizer = new TextNormalizer();
     this.incoming = [];
+    this.incomingLength = 0;
     this.open = '';
     this.long = undefined;
     this.openNodes = [];
@@ -109,6 +120,7 @@ export class IncrementalRenderer implements FrameClient {
     this.parts = [];
     this.keptLength = 0;
     this.fold = undefined;
+    this.skipping = false;
     this.ended = false;
     this.saidDone = false;
     this.append(text);
@@ -119,6 +131,7 @@ export class IncrementalRenderer implements FrameClient {
     const normalized = this.normalizer.normalize(text);
     if (normalized === '') return;
     this.incoming.push(normalized);
+    this.incomingLength += normalized.length;
     this.saidDone = false;
     this.schedule();
   }
@@ -190,6 +203,12 @@ export class IncrementalRenderer implements FrameClient {
       }
       if (this.open.length < WINDOW && this.incoming.length > 0) this.open += this.take(WINDOW - this.open.length);
       const cut = lastCut(this.open);
+      if (cut > 0 && this.flooded()) {
+        this.foldUnrendered(this.open.slice(0, cut));
+        this.open = this.open.slice(cut);
+        changed = true;
+        continue;
+      }
       if (cut > 0) {
         this.clearOpen();
         this.finished(this.insert(this.renderFinished(this.open.slice(0, cut))), cut);
@@ -236,6 +255,7 @@ export class IncrementalRenderer implements FrameClient {
         this.incoming[0] = piece.slice(end);
       }
     }
+    this.incomingLength -= taken.length;
     return taken;
   }
 
@@ -309,10 +329,30 @@ export class IncrementalRenderer implements FrameClient {
     // The open text was rendered with them already.
   }
 
+  /** Whether text waits far behind (see FLOOD_AT): its oldest folds unrendered. */
+  private flooded(): boolean {
+    if (this.fold?.shown === true) return false;
+    const waiting = this.incomingLength + this.open.length;
+    if (waiting > FLOOD_AT) this.skipping = true;
+    if (waiting <= FLOOD_KEEP) this.skipping = false;
+    return this.skipping;
+  }
+
+  /** Folds finished blocks unrendered (all the blocks before them fold first, so the fold keeps the answer's order). */
+  private foldUnrendered(source: string): void {
+    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
+    for (const part of this.parts) this.fold.add(part.nodes, part.length);
+    this.parts = [];
+    this.keptLength = 0;
+    // Its definitions still count for the text around it.
+    if (source.includes(']:')) parseBlocks(source, { references: this.finishedRefs });
+    this.fold.addSource(source);
+  }
+
   /** Folds the oldest finished blocks once the answer is past FOLD_AT. */
   private foldOldest(): void {
     if (this.keptLength <= FOLD_AT || this.fold?.shown === true) return;
-    this.fold ??= new Fold(this.container, this.options.openWhole);
+    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
     while (this.keptLength > FOLD_KEEP && this.parts.length > 1) {
       const part = this.parts.shift()!;
       this.fold.add(part.nodes, part.length);
@@ -321,15 +361,15 @@ export class IncrementalRenderer implements FrameClient {
   }
 }
 
-/** The oldest blocks of a very long answer, out of the page until the reader asks for them. */
+/** The oldest blocks of a very long answer, out of the page until the reader asks for them: rendered ones, and text that flooded in, not rendered yet. */
 class Fold {
   readonly element: HTMLElement;
   shown = false;
-  private readonly held = document.createDocumentFragment();
+  private readonly held: Array<readonly ChildNode[] | string> = [];
   private readonly label: HTMLElement;
   private length = 0;
 
-  constructor(container: HTMLElement, openWhole: (() => void) | undefined) {
+  constructor(container: HTMLElement, openWhole: (() => void) | undefined, private readonly render: (source: string) => DocumentFragment) {
     this.label = h('span', { className: 'aq-fold-label' });
     const show = button('show-folded', 'Show the folded start of this answer', 'unfold', () => this.show(), { text: 'Show', className: 'aq-button aq-button-secondary' });
     const open = openWhole === undefined ? [] : [button('open-answer', 'Open the whole answer as Markdown', 'markdown', openWhole, { text: 'Open as Markdown', className: 'aq-button aq-button-secondary' })];
@@ -338,13 +378,28 @@ class Fold {
   }
 
   add(nodes: readonly ChildNode[], length: number): void {
-    this.held.append(...nodes);
+    for (const node of nodes) node.remove();
+    this.held.push(nodes);
+    this.grow(length);
+  }
+
+  addSource(source: string): void {
+    // Runs of text that flooded in are kept as one (rendered at once if shown).
+    const last = this.held[this.held.length - 1];
+    if (typeof last === 'string') this.held[this.held.length - 1] = last + source;
+    else this.held.push(source);
+    this.grow(source.length);
+  }
+
+  private grow(length: number): void {
     this.length += length;
     this.label.textContent = `The start of this long answer is folded (${formatBytes(this.length)} of text).`;
   }
 
   private show(): void {
     this.shown = true;
-    this.element.replaceWith(this.held);
+    const fragment = document.createDocumentFragment();
+    for (const part of this.held) fragment.append(...(typeof part === 'string' ? [this.render(part)] : part));
+    this.element.replaceWith(fragment);
   }
 }

@@ -35,14 +35,16 @@ function actionButton(action: string, label: string, title: string, icon: string
   return `<button type="button" class="aq-icon-button" data-action="${action}" aria-label="${label}" title="${title}"><span class="codicon codicon-${icon}" aria-hidden="true"></span></button>`;
 }
 
+/** Where a code block's toolbar goes (see sanitizeToNodes). */
+const TOOLBAR_SLOT = '<div class="aq-code-actions"></div>';
+
 /** A code block's markup around its code: `open` + the code's chunks + `close`. */
 export function codeBlockShell(info: string): { open: string; close: string; language: string } {
   const language = codeLanguage(info);
   const name = escapeHtml(language.name);
-  const label = name === '' ? '' : `<span class="aq-code-lang">${name}</span>`;
   const open =
     `<div class="aq-code"${name === '' ? '' : ` data-lang="${name}"`}>` +
-    CODE_ACTIONS.replace('<div class="aq-code-actions">', `<div class="aq-code-actions">${label}`) +
+    TOOLBAR_SLOT +
     `<pre><code class="${name === '' ? 'hljs' : `hljs language-${name}`}">`;
   return { open, close: '</code></pre></div>\n', language: language.highlight };
 }
@@ -146,9 +148,29 @@ export function sanitizeHtml(html: string): string {
   return purifyToString.sanitize(html);
 }
 
-/** Sanitizes markup into nodes, ready to insert. */
+/** A code block's toolbar, made once from its constant markup (sanitized like any other) and cloned into each block. */
+let toolbar: Element | undefined;
+
+/**
+ * Sanitizes markup into nodes, ready to insert. A code block's toolbar is no answer's text: it is
+ * filled in after sanitizing, a copy of one made once, with the block's language as its label's text.
+ */
 export function sanitizeToNodes(html: string): DocumentFragment {
-  return purifyToNodes.sanitize(html, { RETURN_DOM_FRAGMENT: true });
+  const fragment = purifyToNodes.sanitize(html, { RETURN_DOM_FRAGMENT: true });
+  if (!html.includes(TOOLBAR_SLOT)) return fragment;
+  toolbar ??= purifyToNodes.sanitize(CODE_ACTIONS, { RETURN_DOM_FRAGMENT: true }).firstElementChild ?? document.createElement('div');
+  for (const slot of fragment.querySelectorAll('.aq-code > .aq-code-actions:empty')) {
+    const filled = toolbar.cloneNode(true) as Element;
+    const language = slot.parentElement?.getAttribute('data-lang');
+    if (language !== null && language !== undefined) {
+      const label = document.createElement('span');
+      label.className = 'aq-code-lang';
+      label.textContent = language;
+      filled.prepend(label);
+    }
+    slot.replaceWith(filled);
+  }
+  return fragment;
 }
 
 /**
@@ -172,5 +194,7 @@ export function renderMarkup(text: string, env: RenderEnv = {}): string {
 
 /** The one-shot render: Markdown to sanitized HTML. A streamed answer ends up exactly so. */
 export function renderMarkdownOnce(text: string): string {
-  return sanitizeHtml(renderMarkup(text));
+  const element = document.createElement('div');
+  element.append(sanitizeToNodes(renderMarkup(text)));
+  return element.innerHTML;
 }
