@@ -19,7 +19,7 @@ interface Arrivals {
 }
 
 describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
-  this.timeout(300_000);
+  this.timeout(600_000);
   const wb = useWorkbench(() =>
     launchWorkbench({
       userSettings: {
@@ -53,8 +53,8 @@ describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2
     const latest = frame.locator('[data-role="assistant"]').last();
     await waitFor('the second answer to end and be rendered', async () => ((await latest.getAttribute('data-status')) === 'done' && (await latest.getAttribute('aria-busy')) === 'false') || undefined, 120_000, 200);
     const arrivals = await body.evaluate(() => ({ ...(window as unknown as { aqArrivals: Arrivals }).aqArrivals }));
-    // All of it crosses over, in batches of many socket reads.
-    assert.equal(arrivals.appendBytes, SIZE, `all the text crossed over: ${JSON.stringify(arrivals)}`);
+    // All of it crosses over (the service writes `size` bytes and then its closing paragraph), in batches of many socket reads.
+    assert.ok(arrivals.appendBytes >= SIZE && arrivals.appendBytes < SIZE + 1024, `all the text crossed over: ${JSON.stringify(arrivals)}`);
     assert.ok(arrivals.appends < SIZE / (16 * 1024), `in fewer messages than 16 KiB ones would take: ${JSON.stringify(arrivals)}`);
     // The end is there: the service's closing paragraph names its last section.
     const last = (await latest.locator('.aq-answer p').last().textContent()) ?? '';
@@ -69,7 +69,8 @@ describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2
     if ((await fold.count()) > 0) {
       assert.match((await fold.textContent()) ?? '', /folded \(\d+(\.\d+)? MiB of text\)/);
       await fold.locator('button[data-action="show-folded"]').click();
-      await waitFor('the folded start to be shown', async () => ((await fold.count()) === 0) || undefined, 60_000, 200);
+      // It is rendered a few blocks each frame (seconds for megabytes; longer on a busy machine).
+      await waitFor('the folded start to be shown', async () => ((await fold.count()) === 0) || undefined, 240_000, 500);
     }
     const all = await sectionsShown();
     assert.equal(all.length, sections, 'a heading for every section, once the fold is shown');

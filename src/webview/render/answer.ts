@@ -15,7 +15,7 @@
 import { TextNormalizer } from '../../shared/answer/blocks';
 import { formatBytes } from '../../shared/format';
 import { button, h } from '../dom';
-import { cancelFrame, requestFrame, type FrameClient } from './frames';
+import { cancelFrame, FRAME_BUDGET_MS, requestFrame, type FrameClient } from './frames';
 import { lastCut, parseBlocks } from './blockCuts';
 import { startLongBlock, type BlockContext, type LongBlock } from './longBlocks';
 import { md, renderMarkup, sanitizeToNodes, type References } from './markdown';
@@ -383,11 +383,9 @@ class Fold {
     this.grow(length);
   }
 
+  /** Blocks that flooded in, not rendered (whole blocks, at most a window of them). */
   addSource(source: string): void {
-    // Runs of text that flooded in are kept as one (rendered at once if shown).
-    const last = this.held[this.held.length - 1];
-    if (typeof last === 'string') this.held[this.held.length - 1] = last + source;
-    else this.held.push(source);
+    this.held.push(source);
     this.grow(source.length);
   }
 
@@ -396,10 +394,21 @@ class Fold {
     this.label.textContent = `The start of this long answer is folded (${formatBytes(this.length)} of text).`;
   }
 
+  /** Puts the folded blocks back before the row, rendering those not rendered yet a few each frame; the row goes once all are back. */
   private show(): void {
+    if (this.shown) return;
     this.shown = true;
-    const fragment = document.createDocumentFragment();
-    for (const part of this.held) fragment.append(...(typeof part === 'string' ? [this.render(part)] : part));
-    this.element.replaceWith(fragment);
+    this.label.textContent = 'Showing the start of this answer…';
+    for (const action of this.element.querySelectorAll('button')) action.disabled = true;
+    const step = (): void => {
+      const deadline = performance.now() + FRAME_BUDGET_MS;
+      while (this.held.length > 0 && performance.now() < deadline) {
+        const part = this.held.shift()!;
+        this.element.before(...(typeof part === 'string' ? [this.render(part)] : part));
+      }
+      if (this.held.length > 0) requestAnimationFrame(step);
+      else this.element.remove();
+    };
+    step();
   }
 }
