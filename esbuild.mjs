@@ -42,8 +42,8 @@ const host = {
 
 const webview = {
   ...common,
-  // The page's script, and its render worker's (render/worker.ts starts it).
-  entryPoints: { webview: 'src/webview/main.ts', 'render-worker': 'src/webview/worker/render.ts' },
+  // The page's script (every surface's).
+  entryPoints: { webview: 'src/webview/main.ts' },
   outdir: 'dist',
   platform: 'browser',
   format: 'iife',
@@ -90,7 +90,6 @@ async function assembleTestExtension() {
   await mkdir(`${root}/dist`, { recursive: true });
   await cp('media', `${root}/media`, { recursive: true });
   await cp('dist/webview.js', `${root}/dist/webview.js`);
-  await cp('dist/render-worker.js', `${root}/dist/render-worker.js`);
   await cp('dist/webview.css', `${root}/dist/webview.css`);
   await cp('dist/codicons', `${root}/dist/codicons`, { recursive: true });
   const manifest = JSON.parse(await readFile('package.json', 'utf8'));

@@ -4,12 +4,10 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { TextBatcher } from '../src/shared/batcher';
-import { GROUP_SIZE } from '../src/shared/answer/blocks';
-import { HeldText } from '../src/shared/answer/heldText';
-import { CUT_SLICE, Outgoing } from '../src/host/platform/webview/outgoing';
+import { Outgoing } from '../src/host/platform/webview/outgoing';
 import { watchLateTicks } from './hostLag/probe';
 import { sendQuery } from '../src/client/queryClient';
-import { timedCode, timedMarkdown } from '../service/apps';
+import { timedMarkdown } from '../service/apps';
 
 /** One line of a benchmark report. */
 export interface BenchRow {
@@ -338,115 +336,62 @@ export async function runCoreBench(): Promise<BenchRow[]> {
     await server.close();
   }
   rows.push(...(await batcherBench()));
-  rows.push(heldTextBench());
-  rows.push(heldCodeBench());
   rows.push(await backlogBench());
   return rows;
 }
 
-const HELD_BYTES = 10 * 1024 * 1024;
-/** What the extension host passes at once while a view's 512 KiB in flight are full (see bridge.ts). */
-const HELD_BATCH = 512 * 1024;
-const HELD_RUNS = 7;
-
-/**
- * The extension host's share of a 10 MiB answer streamed at full speed into a view (the workbench
- * bench's 10 MiB part): cutting what it holds back into groups of top-level blocks, with
- * markdown-it's block parser (shared/answer/heldText.ts). On a 2-core machine this processor time
- * is taken from the workbench's main thread while the answer streams.
- */
-function heldTextBench(): BenchRow {
-  const text = timedMarkdown(HELD_BYTES);
-  const times: number[] = [];
-  let groups = 0;
-  for (let run = 0; run < HELD_RUNS; run++) {
-    const held = new HeldText();
-    groups = 0;
-    const start = performance.now();
-    for (let at = 0; at < text.length; at += HELD_BATCH) {
-      for (const piece of held.pass(text.slice(at, at + HELD_BATCH))) {
-        if ('groups' in piece) groups += piece.groups.length;
-      }
-    }
-    times.push(performance.now() - start);
-  }
-  const first = times[0];
-  const warm = quantile(times.slice(1), 0.5);
-  return {
-    name: `HeldText: a 10 MiB answer held at the extension host in ${HELD_BATCH / 1024} KiB batches (markdown-it's block parse, the cuts), first run / median of the next ${HELD_RUNS - 1}`,
-    value: `${first.toFixed(0)} / ${warm.toFixed(0)} ms (${((HELD_BYTES / 1024 / 1024) / (warm / 1000)).toFixed(0)} MiB/s warm; ${groups} groups held)`,
-  };
-}
-
-/** Batches of more than HOLD_AT (32 KiB): what a busy extension host flushes of a code block streamed at about 1 MiB/s. */
-const CODE_BATCH = 48 * 1024;
-
-/**
- * The workbench bench's 512 KiB code block as the extension host passes it when each flush holds
- * more than HOLD_AT: one open block, no group to hold, and every batch tries to cut it. Parsed
- * again from its start for every batch, it took 26 ms in all (up to 5 ms a batch); it is parsed
- * again only once it has grown (REPARSE_AFTER in heldText.ts): 7 ms, up to 3 ms.
- */
-function heldCodeBench(): BenchRow {
-  const text = timedCode(512 * 1024);
-  const totals: number[] = [];
-  const worst: number[] = [];
-  for (let run = 0; run < HELD_RUNS; run++) {
-    const held = new HeldText();
-    let longest = 0;
-    const start = performance.now();
-    for (let at = 0; at < text.length; at += CODE_BATCH) {
-      const batch = performance.now();
-      held.pass(text.slice(at, at + CODE_BATCH));
-      longest = Math.max(longest, performance.now() - batch);
-    }
-    totals.push(performance.now() - start);
-    worst.push(longest);
-  }
-  return {
-    name: `HeldText: a ${Math.round(text.length / 1024)} KiB code block passed in ${CODE_BATCH / 1024} KiB batches (each more than the 32 KiB it holds from), median of ${HELD_RUNS} runs`,
-    value: `${quantile(totals, 0.5).toFixed(1)} ms in all, the longest batch ${quantile(worst, 0.5).toFixed(1)} ms (first run ${totals[0].toFixed(1)} / ${worst[0].toFixed(1)} ms)`,
-  };
-}
+const BACKLOG_BYTES = 10 * 1024 * 1024;
+const BACKLOG_RUNS = 7;
 
 /**
  * A 10 MiB backlog given to a webview's Outgoing at once (the webview far behind, the answer then
- * ended): how long the extension host's event loop was held at most while it was cut (a timer due
- * every millisecond notes how late it ran), in how many tasks, and how long until the end was sent.
+ * ended): how long the extension host's event loop was held at most (a timer due every
+ * millisecond notes how late it ran), how long until all the text and the end were delivered, in
+ * how many `append`s, and whether the end came after all the text. The webview takes each message
+ * a task later (`deliver` settles after a setImmediate), as a page that keeps up does.
  */
 async function backlogBench(): Promise<BenchRow> {
-  const text = timedMarkdown(HELD_BYTES);
-  const results: Array<{ late: number; ms: number; held: number }> = [];
-  for (let run = 0; run < HELD_RUNS; run++) {
-    let held = 0;
+  const text = timedMarkdown(BACKLOG_BYTES);
+  const results: Array<{ late: number; ms: number; appends: number; inOrder: boolean }> = [];
+  for (let run = 0; run < BACKLOG_RUNS; run++) {
+    let appends = 0;
+    let delivered = 0;
+    let textBeforeEnd = -1;
     let ended: () => void = () => undefined;
     const end = new Promise<void>((resolve) => (ended = resolve));
     const out = new Outgoing((message) => {
-      if (message.type === 'held') held++;
-      if (message.type === 'turnEnd') ended();
+      if (message.type === 'append') {
+        appends++;
+        delivered += message.text.length;
+      }
+      if (message.type === 'turnEnd') textBeforeEnd = delivered;
+      if (message.type === 'turnEnd' || (textBeforeEnd >= 0 && delivered >= text.length)) ended();
+      return new Promise<void>((resolve) => setImmediate(resolve));
     });
     let late = 0;
     const stopWatching = watchLateTicks(1, (ms) => (late = Math.max(late, ms)));
     await new Promise((resolve) => setTimeout(resolve, 5));
     const start = performance.now();
-    // The text as it arrives from the socket, in 64 KiB chunks, all before the first flush.
+    // The text as it arrives from the socket, in 64 KiB chunks, all before the first batch is taken.
     for (let at = 0; at < text.length; at += 64 * 1024) out.append('answer', text.slice(at, at + 64 * 1024));
     out.post({ type: 'turnEnd', turnId: 'answer', status: 'done' });
     await end;
+    // The rest of the text, if the end overtook it.
+    const cap = performance.now() + 10_000;
+    while (delivered < text.length && performance.now() < cap) await new Promise((resolve) => setTimeout(resolve, 5));
     const ms = performance.now() - start;
     // The timer notes the last hold when it runs next.
     await new Promise((resolve) => setTimeout(resolve, 5));
     stopWatching();
-    results.push({ late, ms, held });
+    out.dispose();
+    results.push({ late, ms, appends, inOrder: textBeforeEnd === text.length && delivered === text.length });
   }
   const warm = results.slice(1);
+  const inOrder = results.every((run) => run.inOrder);
   return {
-    name: `Outgoing: a 10 MiB backlog for a webview far behind, cut a slice of ${CUT_SLICE / 1024} KiB a task: the event loop's longest hold (a 1 ms timer's lateness), all cut and the end sent; median of ${HELD_RUNS - 1} after a first run`,
-    value: `${quantile(warm.map((run) => run.late), 0.5).toFixed(1)} ms longest hold (${Math.max(...warm.map((run) => run.late)).toFixed(1)} ms at most; first run ${results[0].late.toFixed(1)} ms), ${quantile(warm.map((run) => run.ms), 0.5).toFixed(0)} ms in all, ${results[0].held} held messages`,
+    name: `Outgoing: a 10 MiB backlog for a webview far behind (deliver settles a task later), then the end: the event loop's longest hold (a 1 ms timer's lateness), all text and the end delivered; the end after all the text; median of ${BACKLOG_RUNS - 1} after a first run`,
+    value: `${quantile(warm.map((run) => run.late), 0.5).toFixed(1)} ms longest hold (${Math.max(...warm.map((run) => run.late)).toFixed(1)} ms at most; first run ${results[0].late.toFixed(1)} ms), ${quantile(warm.map((run) => run.ms), 0.5).toFixed(0)} ms in all, ${results[0].appends} appends; end after all text: ${String(inOrder)}`,
+    goal: 'end after all text',
+    ok: inOrder,
   };
-}
-
-/** What a row says about groups that waited for the view (see src/webview/render/lazy.ts). */
-export function waited(groups: number): string {
-  return groups === 0 ? '' : `, after rendering the ${groups} groups of ${GROUP_SIZE} blocks that waited for the view, the renderer being far behind`;
 }

@@ -12,15 +12,13 @@
 import { copyFile, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MAX_WANTED } from '../src/shared/protocol';
 
 /**
  * The floor's script. Its protocol handling (src/shared/protocol.ts) is all in here, as little as
  * the extension host needs to pass the whole answer into it: `ready` first (the host posts nothing
- * to a webview before it); for each `append` the acknowledgement the host's flow control waits for
- * (`received`); and for groups the host keeps back (`held`), a request for all of them
- * (`wantHeld`, at most MAX_WANTED ids a message), so that every byte of the answer crosses as it
- * would into a page that shows all of it. Everything else, the text too, is dropped.
+ * to a webview before it). The host waits for nothing else from a page: every byte of the answer
+ * crosses (its Outgoing keeps one batch in flight, settled once the webview took the message),
+ * as it would into a page that shows all of it. Everything else, the text too, is dropped.
  * `body[data-floor]` says it runs.
  */
 export const FLOOR_SCRIPT = `(() => {
@@ -28,11 +26,6 @@ export const FLOOR_SCRIPT = `(() => {
   window.addEventListener('message', (event) => {
     const message = event.data;
     if (message === null || typeof message !== 'object') return;
-    if (message.type === 'append') host.postMessage({ type: 'received', length: message.text.length });
-    if (message.type === 'held') {
-      const ids = message.groups.map((group) => group.id);
-      for (let at = 0; at < ids.length; at += ${MAX_WANTED}) host.postMessage({ type: 'wantHeld', turnId: message.turnId, ids: ids.slice(at, at + ${MAX_WANTED}) });
-    }
     if (message.type === 'state') document.body.dataset.floor = 'state';
   });
   document.body.dataset.floor = 'ready';

@@ -1,7 +1,6 @@
 // The renderer benchmark's baseline (never shipped): re-renders the whole answer on every update.
-import type { RendererOptions } from '../src/webview/render/incremental';
-import { sanitizeToFragment } from '../src/webview/render/markdown';
-import { parseMarkdown, renderTokens } from '../src/webview/render/parse';
+import type { RendererOptions } from '../src/webview/render/answer';
+import { renderMarkup, sanitizeToNodes } from '../src/webview/render/markdown';
 
 /** Every update parses, sanitizes and replaces the whole answer (coalesced per frame, like the real renderer). */
 export class NaiveRenderer {
@@ -44,8 +43,7 @@ export class NaiveRenderer {
       return;
     }
     this.renderedLength = this.text.length;
-    const env = {};
-    this.container.replaceChildren(sanitizeToFragment(renderTokens(parseMarkdown(this.text, env), env)));
+    this.container.replaceChildren(sanitizeToNodes(renderMarkup(this.text)));
     this.options.onRender?.();
   }
 }

@@ -1,12 +1,12 @@
 // The renderer live, one answer shape at a time: at about 1 MiB/s, every real animation frame
-// appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame).
+// appends a sixtieth of a MiB (the way the webview bridge batches, one message per frame). The
+// renderer renders in the page's own frame loop (render/frames.ts: a shared budget per frame), as
+// in the webview; the bench times every animation-frame callback of the page.
 import type { CDPSession, Page } from 'playwright-core';
 import { writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { longShapes } from '../test/support/shapes';
-import { HeldText, type HeldPiece } from '../src/shared/answer/heldText';
-import { countLines, estimatedHeight } from '../src/shared/answer/blocks';
-import { waited, type BenchRow } from './core';
+import type { BenchRow } from './core';
 import { loads, sideBySide } from './load';
 
 const MIB = 1024 * 1024;
@@ -16,7 +16,7 @@ const BYTES_PER_FRAME = Math.round(MIB / 60);
 const FRAME_GOAL_MS = 33;
 
 interface LiveResult {
-  /** Time inside frames (append, render, scroll into view), summed: the renderer's cost. */
+  /** Time inside frames (append, the renderer's frame, following into view), summed: the renderer's cost. */
   readonly renderMs: number;
   readonly wallMs: number;
   readonly frames: number;
@@ -24,22 +24,22 @@ interface LiveResult {
   /** The 95th percentile of the frames' times, and how many frames took longer than FRAME_GOAL_MS. */
   readonly p95FrameMs: number;
   readonly framesOver: number;
-  /** The renderer's part of a frame (append and render, without the browser's layout for the scroll). */
+  /** The renderer's part of a frame (append and render, without following into view: the browser's layout for the scroll). */
   readonly longestRenderMs: number;
   readonly renderOnlyMs: number;
-  /** The page's render worker's time in the run (0 without one): work the main thread did not do. */
-  readonly workerMs: number;
   readonly longestGapMs: number;
   readonly lastByteToFinalMs: number;
   readonly equal: boolean;
-  /** Groups of blocks that still waited for the view when the answer was done (rendered before comparing). */
-  readonly waited: number;
+  /** Where the final DOM first differs from the one-shot render (empty: nowhere). */
+  readonly difference: string;
 }
 
 /**
  * Runs in the page: streams `text` into a transcript styled by the real webview.css,
- * `bytesPerFrame` and one render per animation frame, following the answer to the
- * bottom as the chat view does (its AutoScroller); the last frame finishes the answer.
+ * `bytesPerFrame` per animation frame, following the answer to the bottom after each render as
+ * the chat view does (its AutoScroller, from the renderer's onRender); the last frame finishes the
+ * answer. The renderer runs in the page's frame loop (its default scheduling); every
+ * animation-frame callback is timed and summed per frame, with the frame's append.
  */
 async function streamLive(args: { text: string; bytesPerFrame: number; frameGoalMs: number }): Promise<LiveResult> {
   const root = document.getElementById('root');
@@ -52,85 +52,99 @@ async function streamLive(args: { text: string; bytesPerFrame: number; frameGoal
   scroller.append(container);
   chat.append(scroller);
   root?.replaceChildren(chat);
-  let pending: Array<() => void> = [];
-  // The views' own following (at once, or at most every 100 ms while the text floods in).
+  const realRaf = window.requestAnimationFrame.bind(window);
+  // Every animation-frame callback of the page (the renderers' frame loop, the scroller's), timed per frame.
+  const work = new Map<number, number>();
+  const scrolling = new Map<number, number>();
+  const add = (into: Map<number, number>, frame: number, ms: number): void => void into.set(frame, (into.get(frame) ?? 0) + ms);
+  let current = 0;
+  window.requestAnimationFrame = (callback) =>
+    realRaf((frame) => {
+      current = frame;
+      const t = performance.now();
+      try {
+        callback(frame);
+      } finally {
+        add(work, frame, performance.now() - t);
+      }
+    });
   const AutoScroller = window.AQ.AutoScroller;
   if (AutoScroller === undefined) throw new Error('the bench page has no AutoScroller');
   const follow = new AutoScroller(scroller);
-  // Following the answer forces the browser's layout; it is done after the render to time both.
-  let rendered = false;
+  let doneAt = Number.NaN;
   const renderer = new window.AQ.IncrementalRenderer(container, {
+    // The views' own following (chat.ts: at once, or at most every 100 ms while the text floods in); it forces the browser's layout.
     onRender: () => {
-      rendered = true;
-    },
-    scheduleFrame: (callback) => void pending.push(callback),
-    // Frames come one at a time: the renderer may wait for the page's render worker, if it was started.
-    offThread: true,
-  });
-  const nextFrame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame(resolve));
-  let offset = 0;
-  let renderMs = 0;
-  let frames = 0;
-  let longestFrameMs = 0;
-  let longestRenderMs = 0;
-  let renderOnlyMs = 0;
-  let longestGapMs = 0;
-  let lastByteToFinalMs = 0;
-  const frameTimes: number[] = [];
-  // Let the page settle (the last run's teardown) before the clock starts.
-  await nextFrame();
-  const workerBefore = window.AQ.renderWorkerMs?.() ?? 0;
-  let previous = await nextFrame();
-  const start = performance.now();
-  let lastByteAt = 0;
-  // After the last byte, frames go on until the renderer says the answer is all rendered.
-  while (offset < args.text.length || !renderer.done) {
-    const now = await nextFrame();
-    longestGapMs = Math.max(longestGapMs, now - previous);
-    previous = now;
-    const frameStart = performance.now();
-    if (offset < args.text.length) {
-      renderer.append(args.text.slice(offset, offset + args.bytesPerFrame));
-      offset += args.bytesPerFrame;
-      if (offset >= args.text.length) {
-        renderer.finish();
-        lastByteAt = frameStart;
-      }
-    }
-    const callbacks = pending;
-    pending = [];
-    for (const callback of callbacks) {
-      callback();
-    }
-    const renderEnd = performance.now();
-    if (rendered) {
-      rendered = false;
+      const t = performance.now();
       follow.update();
+      add(scrolling, current, performance.now() - t);
+    },
+    onDone: () => {
+      if (Number.isNaN(doneAt)) doneAt = performance.now();
+    },
+  });
+  const nextFrame = (): Promise<number> => new Promise((resolve) => realRaf(resolve));
+  try {
+    let offset = 0;
+    let longestGapMs = 0;
+    // Let the page settle (the last run's teardown) before the clock starts.
+    await nextFrame();
+    let previous = await nextFrame();
+    const start = performance.now();
+    let lastByteAt = Number.NaN;
+    const cap = start + 120_000;
+    // After the last byte, frames go on until the renderer says the answer is all rendered.
+    while ((offset < args.text.length || !renderer.done) && performance.now() < cap) {
+      const now = await nextFrame();
+      longestGapMs = Math.max(longestGapMs, now - previous);
+      previous = now;
+      const frameStart = performance.now();
+      if (offset < args.text.length) {
+        renderer.append(args.text.slice(offset, offset + args.bytesPerFrame));
+        offset += args.bytesPerFrame;
+        if (offset >= args.text.length) {
+          renderer.finish();
+          lastByteAt = frameStart;
+        }
+      }
+      add(work, now, performance.now() - frameStart);
     }
-    if (offset >= args.text.length && renderer.done) {
-      lastByteToFinalMs = performance.now() - lastByteAt;
+    const wallMs = performance.now() - start;
+    // The browser's own work after the last frame (style, layout, paint of the final DOM).
+    const after = await nextFrame();
+    longestGapMs = Math.max(longestGapMs, after - previous);
+    const inRun = [...work.entries()].filter(([frame]) => frame > start - 1);
+    const frameTimes = inRun.map(([, ms]) => ms).sort((a, b) => a - b);
+    const renderTimes = inRun.map(([frame, ms]) => ms - (scrolling.get(frame) ?? 0));
+    const once = window.AQ.renderMarkdownOnce(args.text);
+    const equal = renderer.done && container.innerHTML === once;
+    let difference = '';
+    if (!equal) {
+      const live = container.innerHTML;
+      let at = 0;
+      while (at < live.length && live[at] === once[at]) at++;
+      difference = `${renderer.done ? '' : 'not done; '}at ${at} of ${once.length}: ${JSON.stringify(live.slice(Math.max(0, at - 40), at + 60))} instead of ${JSON.stringify(once.slice(Math.max(0, at - 40), at + 60))}`;
     }
-    longestRenderMs = Math.max(longestRenderMs, renderEnd - frameStart);
-    renderOnlyMs += renderEnd - frameStart;
-    const frameMs = performance.now() - frameStart;
-    renderMs += frameMs;
-    longestFrameMs = Math.max(longestFrameMs, frameMs);
-    frameTimes.push(frameMs);
-    frames++;
+    return {
+      renderMs: frameTimes.reduce((sum, ms) => sum + ms, 0),
+      wallMs,
+      frames: frameTimes.length,
+      longestFrameMs: Math.max(0, ...frameTimes),
+      p95FrameMs: frameTimes[Math.min(frameTimes.length - 1, Math.floor(frameTimes.length * 0.95))] ?? 0,
+      framesOver: frameTimes.filter((ms) => ms > args.frameGoalMs).length,
+      longestRenderMs: Math.max(0, ...renderTimes),
+      renderOnlyMs: renderTimes.reduce((sum, ms) => sum + ms, 0),
+      longestGapMs,
+      lastByteToFinalMs: doneAt - lastByteAt,
+      equal,
+      difference,
+    };
+  } finally {
+    // (The page's renderer type in test/support/browser.ts does not list dispose; the renderer has it.)
+    (renderer as unknown as { dispose(): void }).dispose();
+    window.requestAnimationFrame = realRaf;
+    chat.remove();
   }
-  frameTimes.sort((a, b) => a - b);
-  const p95FrameMs = frameTimes[Math.min(frameTimes.length - 1, Math.floor(frameTimes.length * 0.95))] ?? 0;
-  const framesOver = frameTimes.filter((ms) => ms > args.frameGoalMs).length;
-  const wallMs = performance.now() - start;
-  const workerMs = (window.AQ.renderWorkerMs?.() ?? 0) - workerBefore;
-  // The browser's own work after the last frame (style, layout, paint of the final DOM).
-  const after = await nextFrame();
-  longestGapMs = Math.max(longestGapMs, after - previous);
-  const waiting = container.querySelectorAll(':scope > .aq-group[style]').length;
-  renderer.flush?.();
-  const equal = container.innerHTML === window.AQ.renderMarkdownOnce(args.text);
-  chat.remove();
-  return { renderMs, wallMs, frames, longestFrameMs, p95FrameMs, framesOver, longestRenderMs, renderOnlyMs, workerMs, longestGapMs, lastByteToFinalMs, equal, waited: waiting };
 }
 
 /** The answers measured, each at `bytes` (the table at half). */
@@ -167,8 +181,8 @@ function size(bytes: number): string {
   return bytes >= MIB ? `${(bytes / MIB).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }
 
-/** Runs per shape and size: the figures are the median of these (the machine is shared and noisy). */
-const RUNS = 5;
+/** Runs per shape and size: the figures are the median of these (the machine is shared and noisy; env AQ_SHAPES_RUNS for a quicker look). */
+const RUNS = Math.max(1, Math.floor(Number(process.env.AQ_SHAPES_RUNS ?? 5)));
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -217,7 +231,7 @@ async function streamRuns(page: Page, text: string, load = ''): Promise<Streamed
   }
   await cdp.detach();
   const main = (key: keyof MainThread): number => median(mains.map((figures) => figures[key]));
-  const at = (key: Exclude<keyof LiveResult, 'equal' | 'waited'>): number => median(runs.map((result) => result[key]));
+  const at = (key: Exclude<keyof LiveResult, 'equal' | 'difference'>): number => median(runs.map((result) => result[key]));
   return {
     renderMs: at('renderMs'),
     wallMs: at('wallMs'),
@@ -227,183 +241,18 @@ async function streamRuns(page: Page, text: string, load = ''): Promise<Streamed
     framesOver: at('framesOver'),
     longestRenderMs: at('longestRenderMs'),
     renderOnlyMs: at('renderOnlyMs'),
-    workerMs: at('workerMs'),
     longestGapMs: at('longestGapMs'),
     lastByteToFinalMs: at('lastByteToFinalMs'),
     equal: runs.every((result) => result.equal),
-    waited: Math.max(...runs.map((result) => result.waited)),
+    difference: runs.find((result) => !result.equal)?.difference ?? '',
     worstFrameMs: Math.max(...runs.map((result) => result.longestFrameMs)),
     main: { layoutMs: main('layoutMs'), styleMs: main('styleMs') },
   };
 }
 
-/** One of the shapes at 1 MiB, by a word of its name (see `answers`). */
-function shape(word: string, generated: (bytes: number) => string): [string, string] {
-  const all = longShapes(MIB, 7);
-  const named: Array<[string, string]> = [
-    ['one fenced code block (TypeScript)', all.fence],
-    ['one list', all.list],
-    ['one paragraph without line breaks', all.paragraph],
-    ['the generated answer (many short blocks)', generated(MIB)],
-  ];
-  return named.find(([name]) => name.includes(word)) ?? named[0];
-}
-
-/**
- * The code block and the generated answer (which has many short code blocks) streamed live with
- * the page's render worker (`worker`: a page that started it) and without it, on an idle
- * machine and with one core kept busy by the bench itself (see load.ts): last byte → final DOM,
- * the longest frame, and the page's time inside frames.
- */
-export async function runHighlightingBench(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, generated: (bytes: number) => string): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
-  for (const word of ['fenced', 'generated']) {
-    const [name, text] = shape(word, generated);
-    const figures: string[] = [];
-    let ok = true;
-    for (const { label, result } of await onEachPage(pages, (page, label) => streamRuns(page, text, label))) {
-      ok &&= result.equal;
-      figures.push(`${label}: ${result.lastByteToFinalMs.toFixed(0)} ms, frame ${result.longestFrameMs.toFixed(0)} ms, in frames ${result.renderOnlyMs.toFixed(0)} ms, in the worker ${result.workerMs.toFixed(0)} ms`);
-    }
-    rows.push({
-      name: `renderer highlighting, page vs worker, ~1 MiB/s: ${name}, 1.0 MiB, median of ${RUNS} runs: last byte to final DOM, longest frame, the page's time in frames (renderer), the worker's time`,
-      value: `${figures.join('; ')}; final DOM equals one-shot: ${String(ok)}`,
-      goal: 'true',
-      ok,
-    });
-  }
-  rows.push(await scrollBackRow(pages));
-  return rows;
-}
-
-/**
- * Runs `work` under each load (idle, then one core busy), on a fresh page that highlights on its
- * own and then on one with the render worker up, each closed after; `label` says which ("idle, page").
- */
-async function onEachPage<T>(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }, work: (page: Page, label: string) => Promise<T>): Promise<Array<{ label: string; result: T }>> {
-  const done: Array<{ label: string; result: T }> = [];
-  for (const [load, run] of loads()) {
-    for (const [where, open] of [['page', pages.page], ['worker', pages.worker]] as const) {
-      const page = await open();
-      const label = `${load}, ${where}`;
-      try {
-        done.push({ label, result: await run(() => work(page, label)) });
-      } finally {
-        await page.close();
-      }
-    }
-  }
-  return done;
-}
-
-/** What the scroll-back row renders: the pieces the host passes over, the held groups' text, which holds the code block, and each one's estimated height (em). */
-interface HeldCodeAnswer {
-  readonly pieces: HeldPiece[];
-  readonly texts: string[];
-  readonly fenceId: number;
-  readonly heights: number[];
-}
-
-/** The long code block that the scroll-back row's answer holds (TypeScript, about 100 KiB). */
-function heldCodeAnswer(): HeldCodeAnswer {
-  const line = 'export async function step(value: number): Promise<string> { const x = await fetch(`/api/${value}`); return x.text(); } // note\n';
-  const fence = '```ts\n' + line.repeat(Math.ceil((100 * 1024) / line.length)) + '```';
-  const parts = longShapes(MIB, 11).blocks.split('\n\n');
-  parts.splice(Math.floor(parts.length / 3), 0, fence);
-  const text = parts.join('\n\n') + '\n';
-  // What the extension host passes over when all but the first 30 KB came at once.
-  const held = new HeldText();
-  const pieces = [...held.pass(text.slice(0, 30_000)), ...held.pass(text.slice(30_000))];
-  const texts = Array.from({ length: held.heldCount }, (_, id) => held.text(id) ?? '');
-  return { pieces, texts, fenceId: texts.findIndex((group) => group.includes(fence)), heights: texts.map((group) => estimatedHeight(countLines(group), group.length)) };
-}
-
-/**
- * A reader scrolls back to a part of a 1 MiB answer that waited for the view (held by the
- * extension host), which holds a 100 KiB code block: the longest frame from the scroll until the
- * block is all there and highlighted, and that time; RUNS times on the page and with the worker,
- * idle and with one core busy.
- */
-async function scrollBackRow(pages: { page: () => Promise<Page>; worker: () => Promise<Page> }): Promise<BenchRow> {
-  const answer = heldCodeAnswer();
-  const figures: string[] = [];
-  let ok = true;
-  const runs = async (page: Page): Promise<ScrollBack[]> => {
-    const all: ScrollBack[] = [];
-    for (let i = 0; i < RUNS; i++) all.push(await page.evaluate(scrollBack, answer));
-    return all;
-  };
-  for (const { label, result: results } of await onEachPage(pages, runs)) {
-    const frames = results.map((result) => result.longestFrameMs);
-    // Two frames at 60 Hz, to a frame's drift.
-    ok &&= results.every((result) => result.highlighted) && median(frames) <= 34;
-    figures.push(`${label}: longest frame ${median(frames).toFixed(0)} ms (worst ${Math.max(...frames).toFixed(0)}), highlighted ${median(results.map((result) => result.doneMs)).toFixed(0)} ms after the scroll`);
-  }
-  return {
-    name: `renderer scroll-back: to a waiting part of a 1 MiB answer held back by the extension host, holding a 100 KiB TypeScript block, median of ${RUNS} runs: the longest frame until it is all there and highlighted, and when it was`,
-    value: figures.join('; '),
-    goal: 'all highlighted, longest frame ≤ 33 ms (median)',
-    ok,
-  };
-}
-
-interface ScrollBack {
-  readonly longestFrameMs: number;
-  readonly doneMs: number;
-  readonly highlighted: boolean;
-}
-
-/**
- * In the bench's page: renders `pieces` as the host passes them, then scrolls to the group holding
- * the code block. The held groups wait in runs, in order (each element stands for data-groups of
- * them, or one), after the text the host passed over: the scroll goes to where the group is by
- * their estimated heights, the run there is split, and the group gets an element of its own (the
- * tallest that waits alone).
- */
-async function scrollBack({ pieces, texts, fenceId, heights }: HeldCodeAnswer): Promise<ScrollBack> {
-  const frame = (): Promise<number> => new Promise((resolve) => requestAnimationFrame((time) => resolve(time)));
-  const { scrolledAnswer, heldRenderer, heldGroupOffset, heldGroupElement } = window.AQ;
-  if (scrolledAnswer === undefined || heldRenderer === undefined || heldGroupOffset === undefined || heldGroupElement === undefined) throw new Error('not the bench page');
-  const { scroller, out } = scrolledAnswer(600);
-  try {
-    const renderer = heldRenderer(out, pieces, texts);
-    for (let i = 0; i < 3000 && !renderer.done; i++) await frame();
-    for (let i = 0; i < 10; i++) await frame();
-    const position = heldGroupOffset(scroller, out, fenceId, heights);
-    if (position === undefined) throw new Error('no run of held groups holds the code block\'s group');
-    const start = performance.now();
-    let last = start;
-    let longest = 0;
-    const step = async (): Promise<void> => {
-      const now = await frame();
-      longest = Math.max(longest, now - last);
-      last = now;
-    };
-    scroller.scrollTop = position;
-    // The run there is split once the observer has seen the scroll: the group gets its element.
-    let found = heldGroupElement(out, heights[fenceId]);
-    while (found === undefined && performance.now() - start < 10_000) {
-      await step();
-      found = heldGroupElement(out, heights[fenceId]);
-    }
-    if (found === undefined) throw new Error('the code block\'s group never got an element of its own');
-    const tall = found;
-    // The scroll by estimated heights may leave the view a fraction of a pixel into the group before.
-    scroller.scrollTop = tall.offsetTop - scroller.offsetTop;
-    const keywords = (): number => tall.querySelectorAll('pre code .hljs-keyword').length;
-    // Until the group is all there (its estimated height gone), and its code highlighted.
-    while (performance.now() - start < 10_000 && (tall.hasAttribute('style') || keywords() === 0)) {
-      await step();
-    }
-    return { longestFrameMs: longest, doneMs: last - start, highlighted: keywords() > 2000 };
-  } finally {
-    scroller.remove();
-  }
-}
-
 /**
  * Streams each shape live at 1 and 2 MiB (tables 0.5 and 1 MiB), RUNS times each, in a fresh page
- * from `open` (as a webview is: warmed up, its render worker up), idle and with one core busy
+ * from `open` (as a webview is when it loads), idle and with one core busy
  * (see load.ts); reports the medians side by side against the goals.
  */
 export async function runShapeBench(open: () => Promise<Page>, generated: (bytes: number) => string): Promise<BenchRow[]> {
@@ -444,8 +293,8 @@ function shapeRows(label: string, one: Streamed, two: Streamed, twoSize: string,
       ok: one.longestFrameMs <= FRAME_GOAL_MS,
     },
     {
-      name: `${label}: total time inside frames / wall time (the main thread's share of the work beside the render worker's; the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot`,
-      value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest the browser's layout; the worker ${one.workerMs.toFixed(0)} ms) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${waited(Math.max(one.waited, two.waited))}`,
+      name: `${label}: total time inside frames / wall time (the browser's layout and style in the whole run, by its own counters); final DOM equals one-shot (at both sizes)`,
+      value: `${one.renderMs.toFixed(0)} ms (renderer ${one.renderOnlyMs.toFixed(0)} ms, the rest following into view: the browser's layout) in ${one.frames} frames / ${(one.wallMs / 1000).toFixed(1)} s (the browser's layout ${one.main.layoutMs.toFixed(0)} ms, style ${one.main.styleMs.toFixed(0)} ms), ${String(one.equal && two.equal)}${one.equal ? (two.equal ? '' : `; at ${twoSize}: ${two.difference}`) : `; ${one.difference}`}`,
       goal: 'true',
       ok: one.equal && two.equal,
     },
@@ -456,55 +305,4 @@ function shapeRows(label: string, one: Streamed, two: Streamed, twoSize: string,
       ok: two.renderMs / one.renderMs <= 2.2,
     },
   ];
-}
-
-/** What the markup rows call in the bench's page (bench/page.ts). */
-interface MarkupPage {
-  buildMarkup: (html: string) => DocumentFragment | undefined;
-  purifiedFragment: (html: string) => DocumentFragment;
-  markupOf: (text: string) => string;
-}
-
-/**
- * Runs in the page: the renderer's markup of `text` made into nodes by the builder (markup.ts) and
- * by DOMPurify, `runs` times each, alternating; the median of each, and whether both made the same nodes.
- */
-function buildAgainstPurify(args: { text: string; runs: number }): { markupChars: number; buildMs: number; purifyMs: number; same: boolean } {
-  const aq = window.AQ as unknown as MarkupPage;
-  const markup = aq.markupOf(args.text);
-  const built: number[] = [];
-  const purified: number[] = [];
-  let same = true;
-  for (let run = 0; run < args.runs; run++) {
-    let start = performance.now();
-    const a = aq.buildMarkup(markup);
-    built.push(performance.now() - start);
-    start = performance.now();
-    const b = aq.purifiedFragment(markup);
-    purified.push(performance.now() - start);
-    if (run === 0) {
-      const left = document.createElement('div');
-      const right = document.createElement('div');
-      if (a !== undefined) left.append(a);
-      right.append(b);
-      same = a !== undefined && left.isEqualNode(right);
-    }
-  }
-  const middle = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-  return { markupChars: markup.length, buildMs: middle(built), purifyMs: middle(purified), same };
-}
-
-/** Each shape's whole markup (1 MiB of text; the table 512 KiB) made into nodes by the builder and by DOMPurify: the sanitizing the page no longer does. */
-export async function runMarkupBench(page: Page, generated: (bytes: number) => string): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
-  for (const [name, text] of answers(MIB, generated)) {
-    const result = await page.evaluate(buildAgainstPurify, { text, runs: RUNS });
-    rows.push({
-      name: `renderer markup, whole answer at once: ${name}, ${size(text.length)} (${size(result.markupChars)} of markup), median of ${RUNS}: built with DOM methods / sanitized by DOMPurify; same nodes`,
-      value: `${result.buildMs.toFixed(1)} ms / ${result.purifyMs.toFixed(1)} ms (${(result.purifyMs / result.buildMs).toFixed(1)}×); ${String(result.same)}`,
-      goal: 'true',
-      ok: result.same,
-    });
-  }
-  return rows;
 }

@@ -9,7 +9,7 @@ import { runExtHostBench } from './exthost';
 import { runLmBench } from './lm';
 import { runQueryFilesBench } from './queryFiles';
 import { runMaskBench } from './secretMask';
-import { runCompareRendererSection, runShapesSection, runHighlightingSection, runRendererBench } from './renderer';
+import { runCompareRendererSection, runShapesSection, runRendererBench } from './renderer';
 import { runWorkbenchBench } from './workbench';
 
 /** A named group of measurements. */
@@ -27,7 +27,6 @@ const sections: BenchSection[] = [
   { name: 'renderer', run: runRendererBench },
   { name: 'renderer-shapes', run: runShapesSection, named: true },
   { name: 'renderer-compare', run: runCompareRendererSection, named: true },
-  { name: 'renderer-highlighting', run: runHighlightingSection, named: true },
   { name: 'compare', run: runCompareBench },
   { name: 'exthost', run: runExtHostBench },
   { name: 'lm', run: runLmBench },

@@ -92,7 +92,7 @@ export const APPLICATIONS: readonly DemoApplication[] = Object.freeze([
   app('backslashes', 'Backslashes', 'An answer made of backslashes, as a hostile or broken service might send.',
     'text/plain: "size" bytes (default 48 KiB) of backslashes in 4 KiB chunks'),
   app('timed', 'Timed', 'Answers with a unique marker, then optionally a long markdown answer, and records when it wrote them.',
-    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown ("shape": "sections", the default, or "code": one long code block) in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
+    'text/plain: headers, "delayMs" (default 250) of silence, a marker such as "aq-mark-7", then "size" bytes (default 0) of markdown ("shape": "sections", the default; "code": one long code block; "list": one long list; "table": one long table) in "chunkBytes" chunks, "paceMs" (default 0: full speed) apart'),
   app('judge', 'Judge (rule)', 'Grades an answer by a fixed rule, for judged-by expectations.',
     'text/plain: reads the grading prompt; PASS when the answer holds every "quoted" word of the criterion (any case), else FAIL, with the reason on the same line'),
   app('judge-malformed', 'Judge (no verdict)', 'A judge that never gives a verdict.',
@@ -445,6 +445,42 @@ export function timedCode(size: number): string {
     bytes += Buffer.byteLength(part) + 1;
   }
   lines.push('```', '', `Functions: ${n}.`, '');
+  return lines.join('\n');
+}
+
+/**
+ * The `list` shape of `timed`: one bulleted list of at least `size` bytes (one item a line), then
+ * a last line naming its number of items.
+ */
+export function timedList(size: number): string {
+  const lines = ['Here is the list:', ''];
+  let bytes = 0;
+  let n = 0;
+  while (bytes < size) {
+    n++;
+    const item = `- Item ${n}: scale the value by **${n}**, log it with \`step${n}()\` and go on to the next one.`;
+    lines.push(item);
+    bytes += Buffer.byteLength(item) + 1;
+  }
+  lines.push('', `Items: ${n}.`, '');
+  return lines.join('\n');
+}
+
+/**
+ * The `table` shape of `timed`: one table of at least `size` bytes (four columns, one row a line),
+ * then a last line naming its number of rows.
+ */
+export function timedTable(size: number): string {
+  const lines = ['Here is the table:', '', '| step | value | label | note |', '| --- | ---: | --- | --- |'];
+  let bytes = 0;
+  let n = 0;
+  while (bytes < size) {
+    n++;
+    const row = `| ${n} | ${n * 7} | \`step${n}\` | scaled by *${n}* and logged |`;
+    lines.push(row);
+    bytes += Buffer.byteLength(row) + 1;
+  }
+  lines.push('', `Rows: ${n}.`, '');
   return lines.join('\n');
 }
 

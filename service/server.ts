@@ -14,7 +14,7 @@ import { setTimeout as sleepTimer } from 'node:timers/promises';
 import {
   APPLICATIONS, CAPTIVE_PORTAL_HTML, CUTOFF_TAIL, HOSTILE_TEXT, echoKeyPieces, echoKeySsePieces, STALL_PIECES, applicationRecord, bulkBytes, BULK_MAX_BYTES,
   createPrng, cutoffPrefix, demoAnswer, deriveKey, hostileMarkdown, isBulkLike, judgeVerdict, MALFORMED_VERDICT, loadApplications, requestSeed, splitIntoPieces,
-  timedCode, timedMarkdown, type DemoApplication,
+  timedCode, timedList, timedMarkdown, timedTable, type DemoApplication,
 } from './apps';
 import { frameAnswer, isFramedApplication } from './framing';
 
@@ -476,14 +476,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Refere
         if (typeof delay === 'string' || typeof size === 'string' || typeof chunk === 'string' || typeof pace === 'string') {
           return sendJson(ex, 400, { error: [delay, size, chunk, pace].find((v) => typeof v === 'string') });
         }
-        if (shape !== 'sections' && shape !== 'code') {
-          return sendJson(ex, 400, { error: 'shape must be "sections" or "code"' });
+        const shapes = { sections: timedMarkdown, code: timedCode, list: timedList, table: timedTable };
+        if (typeof shape !== 'string' || !Object.hasOwn(shapes, shape)) {
+          return sendJson(ex, 400, { error: 'shape must be "sections", "code", "list" or "table"' });
         }
         const cacheKey = `${shape}:${size}`;
         let rest = timedCache.get(cacheKey);
         if (rest === undefined) {
           timedCache.clear();
-          rest = Buffer.from(shape === 'code' ? timedCode(size) : timedMarkdown(size), 'utf8');
+          rest = Buffer.from(shapes[shape as keyof typeof shapes](size), 'utf8');
           timedCache.set(cacheKey, rest);
         }
         begin(ex, 200, TEXT_HEADERS);

@@ -64,24 +64,6 @@ export interface SurfaceState {
   readonly attachments: readonly AttachmentInfo[];
 }
 
-/** Link reference definitions by normalized label, as markdown-it records them. */
-export type HeldReferences = Readonly<Record<string, { readonly href: string; readonly title: string }>>;
-
-/**
- * A group of an answer's top-level blocks whose text stays at the extension host until the
- * webview asks for it (`wantHeld`), because it came far faster than the view could follow.
- */
-export interface HeldGroup {
-  /** Its number within the answer (from 0). */
-  readonly id: number;
-  /** Its length in UTF-16 code units and its line breaks (for an estimated height), and its UTF-8 bytes. */
-  readonly length: number;
-  readonly lines: number;
-  readonly bytes: number;
-  /** The link reference definitions its text makes (they apply to text before and after it too). */
-  readonly references: HeldReferences;
-}
-
 /** Messages from the extension host that every surface showing answers takes. */
 export type HostToPage =
   /** Replace everything shown with this state. */
@@ -90,10 +72,6 @@ export type HostToPage =
   | { readonly type: 'turnStart'; readonly turn: Turn }
   /** Text arrived for a streaming answer (batched: at most one message per frame). */
   | { readonly type: 'append'; readonly turnId: string; readonly text: string }
-  /** Groups of a streaming answer kept at the host, in order with `append`: they follow the text sent so far. */
-  | { readonly type: 'held'; readonly turnId: string; readonly groups: readonly HeldGroup[] }
-  /** The text of a held group, in reply to `wantHeld` (line breaks already normalized to `\n`). */
-  | { readonly type: 'heldText'; readonly turnId: string; readonly id: number; readonly text: string }
   /** The HTTP status of an answer became known. */
   | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }
   /** An answer ended. */
@@ -131,10 +109,6 @@ export type HostToWebview = ToPage<ViewKind>;
 export type PageToHost =
   /** The webview has loaded and can receive messages. Always the first message. */
   | { readonly type: 'ready' }
-  /** An `append` of `length` code units arrived (the host keeps only so much text on the way). */
-  | { readonly type: 'received'; readonly length: number }
-  /** The view needs these held groups' text (they came near it). */
-  | { readonly type: 'wantHeld'; readonly turnId: string; readonly ids: readonly number[] }
   /** Stop a streaming answer, or every answer of this surface when `turnId` is absent. */
   | { readonly type: 'stop'; readonly turnId?: string }
   /** Retry the question behind a failed answer. */
@@ -143,6 +117,8 @@ export type PageToHost =
   | { readonly type: 'copy'; readonly text: string }
   /** Copy a whole answer: the host copies its own copy of the text, so nothing large crosses over. */
   | { readonly type: 'copyAnswer'; readonly turnId: string }
+  /** Open a whole answer as a Markdown document (a long answer's fold offers it), from the host's copy. */
+  | { readonly type: 'openAnswer'; readonly turnId: string }
   /** Insert a code block at the active editor's cursor. */
   | { readonly type: 'insertCode'; readonly code: string }
   /** Open a code block in a new untitled editor. */
@@ -201,12 +177,11 @@ type TypeSet<M extends { readonly type: string }> = Readonly<Record<M['type'], t
 
 const PAGE_TO_HOST = {
   ready: true,
-  received: true,
-  wantHeld: true,
   stop: true,
   retry: true,
   copy: true,
   copyAnswer: true,
+  openAnswer: true,
   insertCode: true,
   openCode: true,
   openLink: true,
@@ -220,7 +195,7 @@ const TO_HOST_TYPES: { readonly [S in ViewKind]: TypeSet<ToHost<S>> } = {
   compare: { ...PAGE_TO_HOST, diff: true } satisfies TypeSet<CompareToHost>,
 };
 
-const HOST_TO_PAGE = { state: true, turnStart: true, append: true, held: true, heldText: true, status: true, turnEnd: true } as const satisfies TypeSet<HostToPage>;
+const HOST_TO_PAGE = { state: true, turnStart: true, append: true, status: true, turnEnd: true } as const satisfies TypeSet<HostToPage>;
 
 /** The message types each surface takes from the host. */
 const TO_PAGE_TYPES: { readonly [S in ViewKind]: TypeSet<ToPage<S>> } = {
@@ -240,15 +215,8 @@ export function isHostMessage<S extends ViewKind>(surface: S, data: unknown): da
 /** The largest text a webview may send in one message (a generous question or code block). */
 export const MAX_WEBVIEW_TEXT = 1_000_000;
 
-/** The most held groups a webview asks for at once. */
-export const MAX_WANTED = 1000;
-
 function str(value: unknown, max = MAX_WEBVIEW_TEXT): value is string {
   return typeof value === 'string' && value.length <= max;
-}
-
-function count(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 /** Checks the fields of a message of a known type; `undefined` when one is missing or malformed. */
@@ -273,13 +241,8 @@ function parseFields(m: Record<string, unknown> & { readonly type: AnyToHost['ty
     case 'retry':
       return str(m.turnId, 200) ? { type: 'retry', turnId: m.turnId } : undefined;
     case 'copyAnswer':
-      return str(m.turnId, 200) ? { type: 'copyAnswer', turnId: m.turnId } : undefined;
-    case 'received':
-      return count(m.length) ? { type: 'received', length: m.length } : undefined;
-    case 'wantHeld':
-      return str(m.turnId, 200) && Array.isArray(m.ids) && m.ids.length <= MAX_WANTED && m.ids.every(count)
-        ? { type: 'wantHeld', turnId: m.turnId, ids: m.ids }
-        : undefined;
+    case 'openAnswer':
+      return str(m.turnId, 200) ? { type: m.type, turnId: m.turnId } : undefined;
     case 'selectApplication':
       return str(m.applicationId, 500) ? { type: 'selectApplication', applicationId: m.applicationId } : undefined;
     case 'attach':

@@ -1,4 +1,4 @@
-import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type ChatToHost, type HeldGroup, type SurfaceState, type Turn } from '../shared/protocol';
+import { MAX_WEBVIEW_TEXT, type ApplicationInfo, type AttachmentInfo, type ChatToHost, type SurfaceState, type Turn } from '../shared/protocol';
 import { button, h, icon, retarget } from './dom';
 import type { Host } from './host';
 import { attachContentHandlers } from './render';
@@ -97,14 +97,6 @@ export class ChatView implements SurfaceView {
 
   append(turnId: string, text: string): void {
     this.transcript.assistant(turnId)?.append(text);
-  }
-
-  hold(turnId: string, groups: readonly HeldGroup[]): void {
-    this.transcript.assistant(turnId)?.hold(groups);
-  }
-
-  provideHeld(turnId: string, id: number, text: string): void {
-    this.transcript.assistant(turnId)?.provideHeld(id, text);
   }
 
   setHttpStatus(turnId: string, httpStatus: number): void {

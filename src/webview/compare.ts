@@ -1,4 +1,4 @@
-import type { ApplicationInfo, CompareToHost, HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import type { ApplicationInfo, CompareToHost, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes, formatDuration } from '../shared/format';
 import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
@@ -64,14 +64,6 @@ export class CompareView implements SurfaceView {
 
   append(turnId: string, text: string): void {
     this.columns.get(turnId)?.append(text);
-  }
-
-  hold(turnId: string, groups: readonly HeldGroup[]): void {
-    this.columns.get(turnId)?.hold(groups);
-  }
-
-  provideHeld(turnId: string, id: number, text: string): void {
-    this.columns.get(turnId)?.answer.provideHeld(id, text);
   }
 
   setHttpStatus(turnId: string, httpStatus: number): void {
@@ -163,11 +155,6 @@ class Column {
     );
     this.answer = new AssistantTurnView(turn, {
       surface: 'panel',
-      // Four answers at once keep the page's main thread and the other core busy (layout, raster):
-      // text sent to the worker came back frames later and held up the code the worker
-      // highlights for every column, so every column was final much later after its last byte
-      // (`npm run bench renderer-compare` measures it); here the page renders text.
-      textOffThread: false,
       post,
       rendered: () => this.answerChanged(changed, (scroller) => scroller.update()),
       changed: () => this.answerChanged(changed, (scroller) => scroller.updateSoon()),
@@ -197,12 +184,6 @@ class Column {
   append(text: string): void {
     this.firstByteAt ??= Date.now();
     this.answer.append(text);
-    this.showFacts();
-  }
-
-  hold(groups: readonly HeldGroup[]): void {
-    this.firstByteAt ??= Date.now();
-    this.answer.hold(groups);
     this.showFacts();
   }
 

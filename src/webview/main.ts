@@ -24,15 +24,10 @@ import { ChatView } from './chat';
 import { connectHost, type Host } from './host';
 import { PanelView } from './panel';
 import { CompareView } from './compare';
-import { answerActive, startWorker, warmUp } from './render';
 import type { SurfaceView } from './surface';
 
-/** The messages that carry an answer's text (the warm-up keeps off the page's time while they come). */
-const ANSWER_MESSAGE_TYPES = new Set<string>(['turnStart', 'append', 'held', 'heldText']);
-
 /** Hands a message every surface takes to the view. */
-function dispatch(view: SurfaceView, host: Host, message: HostToPage): void {
-  if (ANSWER_MESSAGE_TYPES.has(message.type)) answerActive();
+function dispatch(view: SurfaceView, message: HostToPage): void {
   switch (message.type) {
     case 'state':
       view.setState(message.state);
@@ -41,15 +36,7 @@ function dispatch(view: SurfaceView, host: Host, message: HostToPage): void {
       view.startTurn(message.turn);
       break;
     case 'append':
-      // Said at once, before rendering: the host keeps only so much text on its way here.
-      host.post({ type: 'received', length: message.text.length });
       view.append(message.turnId, message.text);
-      break;
-    case 'held':
-      view.hold(message.turnId, message.groups);
-      break;
-    case 'heldText':
-      view.provideHeld(message.turnId, message.id, message.text);
       break;
     case 'status':
       view.setHttpStatus(message.turnId, message.httpStatus);
@@ -63,7 +50,7 @@ function dispatch(view: SurfaceView, host: Host, message: HostToPage): void {
 }
 
 /** Hands a message to the Chat view: its composer's own, or one every surface takes. */
-function dispatchChat(view: ChatView, host: Host, message: ToPage<'chat'>): void {
+function dispatchChat(view: ChatView, message: ToPage<'chat'>): void {
   switch (message.type) {
     case 'applications':
       view.setApplications(message.applications, message.currentApplicationId);
@@ -72,7 +59,7 @@ function dispatchChat(view: ChatView, host: Host, message: ToPage<'chat'>): void
       view.setAttachments(message.attachments);
       break;
     default:
-      dispatch(view, host, message);
+      dispatch(view, message);
   }
 }
 
@@ -88,18 +75,18 @@ function openSurface(root: HTMLElement, surface: string | undefined): Host {
   if (surface === 'panel') {
     const host = connectHost<PanelToHost>();
     const view = new PanelView(root, host);
-    listen('panel', (message) => dispatch(view, host, message));
+    listen('panel', (message) => dispatch(view, message));
     return host;
   }
   if (surface === 'compare') {
     const host = connectHost<CompareToHost>();
     const view = new CompareView(root, host);
-    listen('compare', (message) => dispatch(view, host, message));
+    listen('compare', (message) => dispatch(view, message));
     return host;
   }
   const host = connectHost<ChatToHost>();
   const view = new ChatView(root, host);
-  listen('chat', (message) => dispatchChat(view, host, message));
+  listen('chat', (message) => dispatchChat(view, message));
   return host;
 }
 
@@ -110,12 +97,6 @@ function start(): void {
   }
   const host = openSurface(root, document.body.dataset.surface);
   host.post({ type: 'ready' });
-  // Streamed code is highlighted, and long paragraphs rendered, in a worker when the page names its script (see render/worker.ts).
-  const worker = document.body.dataset.worker;
-  if (worker !== undefined && worker !== '') {
-    startWorker(worker);
-  }
-  warmUp();
 }
 
 start();

@@ -1,4 +1,4 @@
-import type { ApplicationInfo, HeldGroup, PanelToHost, SurfaceState, Turn } from '../shared/protocol';
+import type { ApplicationInfo, PanelToHost, SurfaceState, Turn } from '../shared/protocol';
 import { formatBytes } from '../shared/format';
 import { button, h, setData, setHidden, setText } from './dom';
 import type { Host } from './host';
@@ -78,16 +78,6 @@ export class PanelView implements SurfaceView {
     const view = this.transcript.assistant(turnId);
     view?.append(text);
     this.showBytes(view);
-  }
-
-  hold(turnId: string, groups: readonly HeldGroup[]): void {
-    const view = this.transcript.assistant(turnId);
-    view?.hold(groups);
-    this.showBytes(view);
-  }
-
-  provideHeld(turnId: string, id: number, text: string): void {
-    this.transcript.assistant(turnId)?.provideHeld(id, text);
   }
 
   /** The header's size follows the latest answer as it grows. */

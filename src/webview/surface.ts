@@ -1,4 +1,4 @@
-import type { HeldGroup, SurfaceState, Turn } from '../shared/protocol';
+import type { SurfaceState, Turn } from '../shared/protocol';
 import type { TurnEnd } from './transcript';
 
 /** What main.ts drives on every surface: one method per message of the host's to every surface (`HostToPage`). */
@@ -6,8 +6,6 @@ export interface SurfaceView {
   setState(state: SurfaceState): void;
   startTurn(turn: Turn): void;
   append(turnId: string, text: string): void;
-  hold(turnId: string, groups: readonly HeldGroup[]): void;
-  provideHeld(turnId: string, id: number, text: string): void;
   setHttpStatus(turnId: string, httpStatus: number): void;
   endTurn(message: TurnEnd): void;
 }

@@ -1,4 +1,4 @@
-import type { HeldGroup, HostToPage, PageToHost, Turn, TurnStatus } from '../shared/protocol';
+import type { HostToPage, PageToHost, Turn, TurnStatus } from '../shared/protocol';
 import { utf8Length } from '../shared/format';
 import { button, h, icon } from './dom';
 import { IncrementalRenderer } from './render';
@@ -18,17 +18,13 @@ export interface TurnContext {
   /**
    * Called after a message changed the DOM of the turns (a turn added, with its text or without; an
    * answer's end shown): the view follows it in the next animation frame. Read at once, the layout
-   * would be one of the message's own (style and layout that grow with the conversation), and in
-   * a trace one such end held up the worker's reply with its answer's first
-   * text (a short answer's end comes right after it).
+   * would be one of the message's own (style and layout that grow with the conversation).
    */
   changed(): void;
   /** Display name of an application id. */
   applicationLabel(id: string): string;
   /** `chat` shows a Copy button per answer and full questions; `panel` collapses the question. */
   readonly surface: 'chat' | 'panel';
-  /** Whether the answer's text (its blocks, long paragraphs) may be rendered by the page's worker (see RendererOptions; by default, yes). */
-  readonly textOffThread?: boolean;
 }
 
 /** The text announced once when an answer ends. */
@@ -102,8 +98,7 @@ export class AssistantTurnView {
     }
     this.element = h('div', { className: 'aq-turn aq-turn-assistant', attrs: { 'data-turn-id': turn.id, 'data-role': 'assistant' } }, header, answer, this.progress, this.footer);
     this.renderer = new IncrementalRenderer(answer, {
-      textOffThread: context.textOffThread,
-      wantHeld: (ids) => context.post({ type: 'wantHeld', turnId: turn.id, ids }),
+      openWhole: () => context.post({ type: 'openAnswer', turnId: turn.id }),
       onRender: () => {
         if (!this.building) context.rendered();
         this.showDone();
@@ -143,19 +138,6 @@ export class AssistantTurnView {
   append(text: string): void {
     this.byteCount += utf8Length(text);
     this.renderer.append(text);
-  }
-
-  /** Groups of the answer held at the extension host follow (their text is asked for when they come near the view). */
-  hold(groups: readonly HeldGroup[]): void {
-    for (const group of groups) {
-      this.byteCount += group.bytes;
-    }
-    this.renderer.hold(groups);
-  }
-
-  /** A held group's text arrived. */
-  provideHeld(id: number, text: string): void {
-    this.renderer.provideHeld(id, text);
   }
 
   /** The response status became known. */

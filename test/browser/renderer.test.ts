@@ -271,166 +271,46 @@ describe('renderer in Chromium', function () {
   });
 
   describe('the page frame loop', () => {
-    it('two answers that share the page\'s frames: each says it is done in the frame that rendered its end, a frame before it follows its text', async () => {
-      const log = await page.evaluate(async () => {
-        // Every callback of one animation frame reads the frame's time here.
+    it('answers of one page share its frames: two long answers both progress in the same frames, and each ends equal to a one-shot render', async () => {
+      const result = await page.evaluate(async () => {
+        const text = Array.from({ length: 3000 }, (_, i) => `## Part ${i}\n\nSome *text* and \`code\` ${i}.\n`).join('\n');
         const frame = (): number => Number(document.timeline.currentTime);
-        let frames = 0;
-        const events: string[] = [];
+        const rendered: Record<string, number[]> = { a: [], b: [] };
         const renderers = ['a', 'b'].map((name) => {
           const out = document.createElement('div');
-          document.body.append(out);
-          const renderer = new window.AQ.IncrementalRenderer(out, {
-            onDone: () => events.push(`${name} done in frame ${frame()}`),
-            onRender: () => {
-              if (renderer.done) events.push(`${name} followed in frame ${frame()}`);
-            },
-          });
-          renderer.append('# Title\n\nSome *text*.\n');
+          const renderer = new window.AQ.IncrementalRenderer(out, { onRender: () => rendered[name].push(frame()) });
+          renderer.append(text);
           renderer.finish();
-          return renderer;
+          return { out, renderer };
         });
-        while ((!renderers.every((renderer) => renderer.done) || events.length < 4) && frames++ < 120) {
-          await new Promise((resolve) => requestAnimationFrame(resolve));
-        }
-        return events;
+        for (let frames = 0; !renderers.every(({ renderer }) => renderer.done) && frames < 600; frames++) await new Promise((resolve) => requestAnimationFrame(resolve));
+        const shared = rendered.a.filter((time) => rendered.b.includes(time)).length;
+        return { shared, a: rendered.a.length, b: rendered.b.length, equal: renderers.every(({ out }) => out.innerHTML === window.AQ.renderMarkdownOnce(text)) };
       });
-      const frameOf = (event: string): number => Number(/frame ([\d.]+)/.exec(log.find((line) => line.startsWith(event)) ?? '')?.[1]);
-      for (const name of ['a', 'b']) {
-        assert.ok(frameOf(`${name} followed`) > frameOf(`${name} done`), log.join('; '));
-      }
+      assert.ok(result.equal, 'both equal a one-shot render');
+      assert.ok(result.a > 2 && result.b > 2, `each took several frames: ${JSON.stringify(result)}`);
+      assert.ok(result.shared >= Math.min(result.a, result.b) - 1, `they rendered in the same frames: ${JSON.stringify(result)}`);
     });
 
-    it('a renderer whose answer has ended gets at least 8 ms of a shared frame, the others what is left', async () => {
-      const shares = await page.evaluate(() => {
-        const pending: Array<() => void> = [];
-        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
-        const shares: Record<string, number> = {};
-        const client = (name: string, ending: boolean) => ({
-          render: (budget: number) => void (shares[name] = budget),
-          rendered: () => undefined,
-          ending: () => ending,
-        });
-        for (const each of [client('streaming 1', false), client('ended', true), client('streaming 2', false), client('streaming 3', false)]) loop.request(each);
-        for (const callback of pending.splice(0)) callback();
-        return shares;
-      });
-      // The first frame's budget is the least one (8 ms): four would get 2 ms each.
-      assert.ok(shares.ended >= 8, JSON.stringify(shares));
-      assert.ok(shares['streaming 1'] <= 8 / 4 + 0.01 && shares['streaming 3'] >= 2, JSON.stringify(shares));
-    });
-
-    it('renderers of one page share a frame: each gets a share of one budget, a failing one keeps none from theirs, and each follows its text at the start of the next frame', async () => {
-      const log = await page.evaluate(async () => {
-        const pending: Array<() => void> = [];
-        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
+    it('an answer that ends says it is done once, in the frame that rendered its end, and asks for no frame after', async () => {
+      const result = await page.evaluate(async () => {
+        const frame = (): number => Number(document.timeline.currentTime);
         const events: string[] = [];
-        const errors: string[] = [];
-        window.addEventListener('error', (event) => {
-          errors.push(String(event.message));
-          event.preventDefault();
+        const out = document.createElement('div');
+        const renderer = new window.AQ.IncrementalRenderer(out, {
+          onDone: () => events.push(`done ${frame()}`),
+          onRender: () => events.push(`render ${frame()}`),
         });
-        const shares: Record<string, number[]> = { a: [], b: [], c: [] };
-        const client = (name: string, work: (budget: number) => void) => {
-          const self = {
-            render: (budget: number) => {
-              events.push(`render ${name}`);
-              shares[name].push(budget);
-              work(budget);
-            },
-            rendered: () => events.push(`follow ${name}`),
-          };
-          return self;
-        };
-        // Each renders at once: a renderer that spent the budget would leave the next frame to those after it.
-        const a = client('a', () => undefined);
-        const b = client('b', () => {
-          throw new Error('a renderer failed');
-        });
-        const c = client('c', () => undefined);
-        for (const each of [a, b, c]) loop.request(each);
-        loop.request(a);
-        const frames: string[][] = [];
-        const runFrame = (): void => {
-          const callbacks = pending.splice(0);
-          events.length = 0;
-          for (const callback of callbacks) callback();
-          frames.push([...events]);
-        };
-        runFrame();
-        for (const each of [a, b, c]) loop.request(each);
-        runFrame();
-        runFrame();
-        // The failures are reported once the frame is over.
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        return { frames, shares, pendingAfter: pending.length, errors };
+        renderer.append('# Title\n\nSome *text*.\n');
+        renderer.finish();
+        for (let i = 0; i < 10; i++) await new Promise((resolve) => requestAnimationFrame(resolve));
+        return { events, done: renderer.done };
       });
-      // Once per frame however often asked; every client rendered though one failed; the follows
-      // of a frame's renders come first in the next frame, and the first turn goes round.
-      assert.deepEqual(log.frames[0], ['render a', 'render b', 'render c']);
-      assert.deepEqual(log.frames[1], ['follow a', 'follow b', 'follow c', 'render b', 'render c', 'render a']);
-      assert.deepEqual(log.frames[2], ['follow b', 'follow c', 'follow a']);
-      assert.equal(log.pendingAfter, 0, 'nothing asked for another frame');
-      assert.equal(log.errors.length, 2, 'each failure is reported, as an uncaught error of the page');
-      assert.match(log.errors[0], /a renderer failed/);
-      // The first frame's budget is the least one (8 ms, nothing measured yet): a took its third of it, the others shared what was left.
-      const [aShare] = log.shares.a;
-      assert.ok(aShare > 2 && aShare <= 8 / 3 + 0.01, `a's share ${aShare}`);
-      assert.ok(log.shares.c[0] >= 2, 'a client never gets less than 2 ms');
-    });
-
-    it('once a shared frame’s budget is spent, the renderers still due wait for the next frame and go first there; one whose answer has ended renders anyway', async () => {
-      const frames = await page.evaluate(() => {
-        const pending: Array<() => void> = [];
-        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
-        const events: string[] = [];
-        const busy = (ms: number): void => {
-          const end = performance.now() + ms;
-          while (performance.now() < end) {
-            // A renderer's least step, longer than any frame's budget (at most 20 ms).
-          }
-        };
-        // Three streaming answers, each with more to do after every render, and one that has ended.
-        const streaming = (name: string) => {
-          const self = {
-            render: () => {
-              events.push(`render ${name}`);
-              busy(25);
-              loop.request(self);
-            },
-            rendered: () => undefined,
-            ending: () => false,
-          };
-          return self;
-        };
-        const ended = { render: () => void events.push('render ended'), rendered: () => undefined, ending: () => true };
-        for (const each of [streaming('a'), streaming('b'), streaming('c'), ended]) loop.request(each);
-        // Five frames (the streaming answers always have more to do).
-        return Array.from({ length: 5 }, () => {
-          events.length = 0;
-          for (const callback of pending.splice(0)) callback();
-          return [...events];
-        });
-      });
-      // One streaming answer a frame, the one that waited longest first; the ended one in the first frame though the budget was spent.
-      assert.deepEqual(frames, [['render a', 'render ended'], ['render b'], ['render c'], ['render a'], ['render b']]);
-    });
-
-    it('a renderer alone in its frame follows its text in that frame, and asks for no frame after', async () => {
-      const frames = await page.evaluate(() => {
-        const pending: Array<() => void> = [];
-        const loop = new window.AQ.FrameLoop((callback) => void pending.push(callback));
-        const events: string[] = [];
-        loop.request({ render: () => void events.push('render'), rendered: () => void events.push('follow') });
-        const seen: string[][] = [];
-        while (pending.length > 0 && seen.length < 5) {
-          events.length = 0;
-          for (const callback of pending.splice(0)) callback();
-          seen.push([...events]);
-        }
-        return seen;
-      });
-      assert.deepEqual(frames, [['render', 'follow']]);
+      assert.ok(result.done);
+      const done = result.events.filter((event) => event.startsWith('done'));
+      assert.equal(done.length, 1, result.events.join('; '));
+      const last = result.events[result.events.length - 1];
+      assert.equal(last.split(' ')[1], done[0].split(' ')[1], `nothing rendered after the frame of its end: ${result.events.join('; ')}`);
     });
   });
 

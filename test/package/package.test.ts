@@ -14,8 +14,8 @@ import { isExtensionActivated, waitForActivation } from '../support/workbench/di
 const root = repoRoot();
 const VSIX = path.join(root, 'application-query.vsix');
 /** What the installed extension may contain (paths relative to its folder). */
-const ALLOWED = /^(package\.json|readme\.md|changelog\.md|license(\.txt)?|\.vsixmanifest|dist\/(extension|webview|render-worker)\.js|dist\/webview\.css|dist\/codicons\/codicon\.(css|ttf)|media\/[\w.-]+\.(png|svg)|media\/walkthrough\/[\w.-]+\.md|docs\/images\/[\w.-]+\.png)$/i;
-const REQUIRED = ['package.json', 'dist/extension.js', 'dist/webview.js', 'dist/render-worker.js', 'dist/codicons/codicon.css', 'dist/webview.css', 'media/icon.png'];
+const ALLOWED = /^(package\.json|readme\.md|changelog\.md|license(\.txt)?|\.vsixmanifest|dist\/(extension|webview)\.js|dist\/webview\.css|dist\/codicons\/codicon\.(css|ttf)|media\/[\w.-]+\.(png|svg)|media\/walkthrough\/[\w.-]+\.md|docs\/images\/[\w.-]+\.png)$/i;
+const REQUIRED = ['package.json', 'dist/extension.js', 'dist/webview.js', 'dist/codicons/codicon.css', 'dist/webview.css', 'media/icon.png'];
 
 describe('The packaged extension (npm run package, installed into code-server 4.100.3 / VS Code 1.100)', function () {
   this.timeout(600_000);

@@ -7,8 +7,6 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { HeldGroup } from '../../src/shared/protocol';
-import type { HeldPiece } from '../../src/shared/answer/heldText';
 import { CHROMIUM_ARGS } from '../launch/codeServer';
 import { chromiumPath, ensureSystemPackages } from '../launch/system';
 import { repoRoot } from '../launch/util';
@@ -122,11 +120,6 @@ export interface PageOptions {
   readonly initialState?: unknown;
   /** Extra inline script run after the others (gets the nonce). */
   readonly inline?: string;
-  /**
-   * The render worker's script (a server path), named on the page as the real webview names
-   * it; the CSP then allows what the real one does for it (`connect-src` the origin, `worker-src blob:`).
-   */
-  readonly worker?: string;
 }
 
 /**
@@ -139,7 +132,7 @@ export function webviewPage(options: PageOptions): string {
   const csp =
     options.csp === false
       ? ''
-      : `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${options.origin} data:; style-src ${options.origin}; font-src ${options.origin}; script-src 'nonce-${nonce}'; connect-src ${options.origin}; worker-src blob:;">`;
+      : `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src ${options.origin} data:; style-src ${options.origin}; font-src ${options.origin}; script-src 'nonce-${nonce}';">`;
   const stub = `
     window.__pwned = false;
     window.__messages = [];
@@ -160,7 +153,7 @@ export function webviewPage(options: PageOptions): string {
   return (
     `<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">${csp}` +
     `<meta name="viewport" content="width=device-width, initial-scale=1.0">${styles}<title>test</title></head>` +
-    `<body data-surface="${options.surface ?? 'chat'}"${options.worker === undefined ? '' : ` data-worker="${options.worker}"`}><div id="root"></div>` +
+    `<body data-surface="${options.surface ?? 'chat'}"><div id="root"></div>` +
     `<script nonce="${nonce}">${stub}</script>${scripts}${inline}</body></html>`
   );
 }
@@ -223,37 +216,21 @@ export function randomPieces(seed: number, total: number, small: number, large: 
 /** What `render/index.ts` exposes as the `AQ` global in test pages (kept in step by the tests that use it). */
 export interface RendererGlobal {
   IncrementalRenderer: new (container: HTMLElement, options?: PageRendererOptions) => Required<PageRenderer>;
-  /** Only in the tests' probe and the benchmark's page (test/support/heldPage.ts): an answer element in a view that scrolls. */
-  scrolledAnswer?: (height?: number) => { scroller: HTMLElement; out: HTMLElement };
-  /** Only there too: a renderer given an answer the extension host held back in part, and ended; it answers asks for held text. */
-  heldRenderer?: (out: HTMLElement, pieces: readonly HeldPiece[], texts: readonly string[], options?: PageRendererOptions) => Required<PageRenderer>;
-  /** Only there too: where a held group starts in its scroller, by estimate, and its element once it has one of its own. */
-  heldGroupOffset?: (scroller: HTMLElement, out: HTMLElement, id: number, heights: readonly number[]) => number | undefined;
-  heldGroupElement?: (out: HTMLElement, height: number) => HTMLElement | undefined;
   /** Only in the benchmark's page (bench/page.ts) and the tests' probe: how the webview's views follow their text (transcript.ts). */
   AutoScroller?: new (scroller: HTMLElement) => { update(): void };
   /** Only in the benchmark's page (bench/page.ts): the baseline that re-renders everything. */
   NaiveRenderer?: new (container: HTMLElement, options?: { scheduleFrame?: (callback: () => void) => void; onRender?: () => void }) => PageRenderer;
   renderMarkdownOnce: (text: string) => string;
-  /** Starts the page's render worker from the script at `url` (render/worker.ts). */
-  startWorker?: (url: string) => void;
-  /** The render worker's time so far, in ms (render/worker.ts). */
-  renderWorkerMs?: () => number;
-  /** The page's frame loop (render/pacer.ts), made with the given frame scheduler. */
-  FrameLoop: new (schedule?: (callback: () => void) => void) => { request(client: { render(budgetMs: number): void; rendered(): void; ending?(): boolean }): void };
-  /** Gets the renderer ready (grammars compiled); `schedule` runs each step (by default when the page is idle). */
-  warmUp?: (schedule?: (work: () => void) => void, scheduleFonts?: (work: () => void) => void) => void;
   sanitizeHtml: (html: string) => string;
   attachContentHandlers: (root: HTMLElement, post: (message: unknown) => void) => void;
 }
 
-/** What a page's incremental renderer may be given (render/incremental.ts, RendererOptions). */
+/** What a page's incremental renderer may be given (render/answer.ts, RendererOptions). */
 export interface PageRendererOptions {
   scheduleFrame?: (callback: () => void) => void;
   onRender?: () => void;
   onDone?: () => void;
-  wantHeld?: (ids: readonly number[]) => void;
-  offThread?: boolean;
+  openWhole?: () => void;
 }
 
 /** The renderer API as the page sees it. */
@@ -264,10 +241,6 @@ export interface PageRenderer {
   readonly done?: boolean;
   flush?(): void;
   reset(text?: string): void;
-  /** Groups the extension host held back, and their text (the incremental renderer only). */
-  hold?(groups: readonly HeldGroup[]): void;
-  provideHeld?(id: number, text: string): void;
-  readonly asking?: boolean;
 }
 
 declare global {

@@ -173,6 +173,9 @@ class AnswerPanel {
       case 'copyAnswer':
         if (this.answer?.id === message.turnId) background(copyText(this.answer.text), 'Copy');
         break;
+      case 'openAnswer':
+        if (this.answer?.id === message.turnId) background(openInEditor(this.answer.text, 'markdown'), 'Open as Markdown');
+        break;
       case 'exportMarkdown':
         background(openInEditor(this.answer?.text ?? '', 'markdown'), 'Open as Markdown');
         break;

@@ -7,7 +7,7 @@ import { assertNever, type SurfaceState, type Turn } from '../../shared/protocol
 import type { AnswerDocuments } from '../platform/answerDocuments';
 import { Commands } from '../platform/commandIds';
 import type { Settings } from '../platform/settings';
-import { background, copyText, isContentAction, runContentAction } from '../platform/webview/actions';
+import { background, copyText, isContentAction, openInEditor, runContentAction } from '../platform/webview/actions';
 import { type SurfaceMessage, WebviewBridge } from '../platform/webview/bridge';
 import { webviewHtml, webviewOptions } from '../platform/webview/html';
 import type { QueryRegistry } from '../query/registry';
@@ -212,6 +212,11 @@ class ComparePanel {
       case 'copyAnswer': {
         const column = this.column(message.turnId);
         if (column !== undefined) background(copyText(column.turn.text), 'Copy');
+        break;
+      }
+      case 'openAnswer': {
+        const column = this.column(message.turnId);
+        if (column !== undefined) background(openInEditor(column.turn.text, 'markdown'), 'Open as Markdown');
         break;
       }
       case 'diff':

@@ -128,6 +128,11 @@ class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable 
         if (turn !== undefined) background(copyText(turn.text), 'Copy');
         break;
       }
+      case 'openAnswer': {
+        const turn = this.appId === undefined ? undefined : this.deps.history.turns(this.appId).find((t) => t.id === message.turnId);
+        if (turn !== undefined) background(openInEditor(turn.text, 'markdown'), 'Open as Markdown');
+        break;
+      }
       case 'selectApplication':
         if (this.deps.settings.resolve(message.applicationId)) {
           background(this.deps.current.set(message.applicationId), 'Choosing the application');

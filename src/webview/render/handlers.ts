@@ -1,4 +1,4 @@
-import { SAFE_LINK } from './markup';
+import { SAFE_LINK } from './markdown';
 
 /** What a rendered answer asks the host to do (a subset of the protocol's `PageToHost`). */
 export type ContentMessage =

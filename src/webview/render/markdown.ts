@@ -1,29 +1,140 @@
 /**
- * Where rendered markup becomes the page's nodes: built by markup.ts from the allow-lists, or
- * sanitized by DOMPurify with the same lists; code blocks are highlighted and filled in after that.
- * Parsing and rendering to markup are parse.ts's (no DOM).
+ * What an answer's Markdown becomes: markdown-it's tokens and markup (raw HTML off, code through
+ * code.ts), and the one sanitizer, DOMPurify, which alone decides what of that markup reaches the
+ * page. Its configuration, and the rule for which links and images an answer may hold, are here
+ * and nowhere else.
  */
 import DOMPurify from 'dompurify';
-import { highlightCode } from './code';
-import { buildMarkup, FILL_ATTR, MARKUP_ATTRS, MARKUP_TAGS, SAFE_IMAGE, SAFE_LINK } from './markup';
-import { CODE_ACTIONS, LANG_LABEL_OPEN, renderMarkup, renderWithFills, type MdToken, type RenderEnv } from './parse';
+import type MarkdownIt from 'markdown-it';
+import { createMarkdown } from '../../shared/answer/blocks';
+import { codeLanguage, escapeHtml, highlightCode } from './code';
+
+/** One markdown-it token. */
+export type Token = MarkdownIt.Token;
+/** A parse's environment: the link reference definitions known to it (`env.references`). */
+export type RenderEnv = MarkdownIt.Env;
+/** Link reference definitions by normalized label. */
+export type References = NonNullable<RenderEnv['references']>;
+
+/** Links an answer may open (through the host); any other link stays as inert text. */
+export const SAFE_LINK = /^(?:https?:|mailto:)/i;
+/** Images an answer may show: inline raster images only. A remote one becomes a link to it. */
+const SAFE_IMAGE = /^data:image\/(?:png|jpe?g|gif|webp);/i;
+const REMOTE_IMAGE = /^https?:/i;
+
+export const md = createMarkdown();
+
+const CODE_ACTIONS =
+  '<div class="aq-code-actions">' +
+  actionButton('copy', 'Copy code', 'Copy', 'copy') +
+  actionButton('insert', 'Insert code at cursor', 'Insert at Cursor', 'insert') +
+  actionButton('open', 'Open code in new editor', 'Open in New Editor', 'go-to-file') +
+  '</div>';
+
+function actionButton(action: string, label: string, title: string, icon: string): string {
+  return `<button type="button" class="aq-icon-button" data-action="${action}" aria-label="${label}" title="${title}"><span class="codicon codicon-${icon}" aria-hidden="true"></span></button>`;
+}
+
+/** Where a code block's toolbar goes (see sanitizeToNodes). */
+const TOOLBAR_SLOT = '<div class="aq-code-actions"></div>';
+
+/** A code block's markup around its code: `open` + the code's chunks + `close`. */
+export function codeBlockShell(info: string): { open: string; close: string; language: string } {
+  const language = codeLanguage(info);
+  const name = escapeHtml(language.name);
+  const open =
+    `<div class="aq-code"${name === '' ? '' : ` data-lang="${name}"`}>` +
+    TOOLBAR_SLOT +
+    `<pre><code class="${name === '' ? 'hljs' : `hljs language-${name}`}">`;
+  return { open, close: '</code></pre></div>\n', language: language.highlight };
+}
+
+/** A fence token's info string, as markdown-it's own fence rule reads it. */
+export function fenceInfo(token: Token): string {
+  return token.info ? md.utils.unescapeAll(token.info).trim() : '';
+}
+
+function renderCode(code: string, info: string): string {
+  const shell = codeBlockShell(info);
+  return shell.open + highlightCode(code, shell.language) + shell.close;
+}
+
+md.renderer.rules.fence = (tokens, idx) => renderCode(tokens[idx].content, fenceInfo(tokens[idx]));
+md.renderer.rules.code_block = (tokens, idx) => renderCode(tokens[idx].content, '');
+
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = String(token.attrGet('src') ?? '');
+  const alt = self.renderInlineAsText(token.children ?? [], options, env);
+  if (SAFE_IMAGE.test(src)) {
+    token.attrSet('alt', alt);
+    return self.renderToken(tokens, idx, options);
+  }
+  const text = escapeHtml(`image: ${alt} (${src})`);
+  const inLink = tokens.slice(0, idx).reduce((depth, t) => depth + (t.type === 'link_open' ? 1 : t.type === 'link_close' ? -1 : 0), 0) > 0;
+  return REMOTE_IMAGE.test(src) && !inLink ? `<a href="${escapeHtml(src)}" class="aq-image-link">${text}</a>` : text;
+};
+
+// Table alignment arrives as `style="text-align:…"`; styles never pass the sanitizer, so it becomes a class.
+md.core.ruler.push('aq_align_classes', (state) => {
+  for (const token of state.tokens) {
+    const style = token.type === 'inline' ? null : token.attrGet('style');
+    if (style === null) continue;
+    token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+    const align = /text-align:\s*(left|right|center)/.exec(String(style));
+    if (align !== null) token.attrJoin('class', `aq-align-${align[1]}`);
+  }
+});
+
+/** A table with this many body rows or more is laid out row by row (see `table.aq-table-long` in webview.css). */
+export const LONG_TABLE_ROWS = 64;
+
+// A long table lays out its rows as grids of equal columns: rows streaming into it then cost the
+// browser only their own layout, not a table layout over all rows again.
+md.core.ruler.push('aq_long_tables', (state) => {
+  let table: Token | undefined;
+  let rows = 0;
+  for (const token of state.tokens) {
+    if (token.type === 'table_open') {
+      table = token;
+      rows = 0;
+    } else if (token.type === 'tr_open' && table !== undefined && ++rows === LONG_TABLE_ROWS + 1) {
+      // The header row counts too: one more than the body's.
+      table.attrJoin('class', 'aq-table-long');
+    } else if (token.type === 'table_close') {
+      table = undefined;
+    }
+  }
+});
 
 const PURIFY_CONFIG = {
-  ALLOWED_TAGS: [...MARKUP_TAGS],
-  ALLOWED_ATTR: [...MARKUP_ATTRS],
-  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang', FILL_ATTR],
+  ALLOWED_TAGS: ['a', 'blockquote', 'br', 'code', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button'],
+  ALLOWED_ATTR: ['href', 'src', 'alt', 'title', 'class', 'start', 'type', 'aria-label', 'aria-hidden', 'data-action', 'data-lang'],
+  ADD_URI_SAFE_ATTR: ['start', 'type', 'data-action', 'data-lang'],
   ALLOWED_URI_REGEXP: SAFE_LINK,
   ALLOW_DATA_ATTR: false,
   ALLOW_UNKNOWN_PROTOCOLS: false,
 };
 
-/**
- * One sanitizer for markup returned as text, one for markup returned as nodes, each with its
- * configuration set once: a configuration passed with every call is parsed again every time (a
- * good part of the sanitizing cost of a small piece, and a streamed answer sanitizes many).
- */
+/** Links and images beyond the allowed ones lose their URL; a link without one is marked inert. */
+function keepSafeUrls(node: Element): void {
+  if (node.nodeName === 'A') {
+    const href = node.getAttribute('href');
+    if (href === null || !SAFE_LINK.test(href)) {
+      node.removeAttribute('href');
+      node.classList.add('aq-inert-link');
+    }
+  } else if (node.nodeName === 'IMG') {
+    const src = node.getAttribute('src');
+    if (src !== null && !SAFE_IMAGE.test(src)) node.removeAttribute('src');
+  } else if (node.nodeName === 'BUTTON') {
+    node.setAttribute('type', 'button');
+  }
+}
+
+/** One sanitizer for markup returned as text, one for nodes: each configured once, not on every call. */
 const purifyToString = configured(PURIFY_CONFIG);
-const purifyToFragment = configured({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
+const purifyToNodes = configured({ ...PURIFY_CONFIG, RETURN_DOM_FRAGMENT: true });
 
 function configured(config: Parameters<typeof DOMPurify.setConfig>[0]): typeof DOMPurify {
   const purify = DOMPurify(window);
@@ -32,113 +143,58 @@ function configured(config: Parameters<typeof DOMPurify.setConfig>[0]): typeof D
   return purify;
 }
 
-function keepSafeUrls(node: Element): void {
-  if (node.nodeName === 'A') {
-    const href = node.getAttribute('href');
-    if (href !== null && !SAFE_LINK.test(href)) {
-      node.removeAttribute('href');
-    }
-  } else if (node.nodeName === 'IMG') {
-    const src = node.getAttribute('src');
-    if (src !== null && !SAFE_IMAGE.test(src)) {
-      node.removeAttribute('src');
-    }
-  } else if (node.nodeName === 'BUTTON' && node.getAttribute('type') !== 'button') {
-    node.setAttribute('type', 'button');
-  }
-}
-
-/** Sanitizes HTML into a string: the allow-list of what markdown produces, safe links and images only. */
+/** Sanitizes markup into a string. */
 export function sanitizeHtml(html: string): string {
   return purifyToString.sanitize(html);
 }
 
+/** A code block's toolbar, made once from its constant markup (sanitized like any other) and cloned into each block. */
+let toolbar: Element | undefined;
+
 /**
- * Sanitized nodes of HTML, ready to insert. The renderer's own markup is built with DOM methods
- * (see markup.ts: the same allow-lists, the same nodes, in about half the time); anything else
- * is sanitized.
+ * Sanitizes markup into nodes, ready to insert. A code block's toolbar is no answer's text: it is
+ * filled in after sanitizing, a copy of one made once, with the block's language as its label's text.
  */
-export function sanitizeToFragment(html: string): DocumentFragment {
-  return buildMarkup(html) ?? purifiedFragment(html);
-}
-
-/** DOMPurify's nodes of HTML (what {@link sanitizeToFragment} gives when the markup cannot be built). */
-export function purifiedFragment(html: string): DocumentFragment {
-  // The configuration is the one set (the argument only selects the typing of the result).
-  return purifyToFragment.sanitize(html, { RETURN_DOM_FRAGMENT: true });
-}
-
-/** The parent element a piece of rendered markup belongs in, for parsing it in context. */
-export type PieceParent = 'ul' | 'table' | 'tbody' | 'blockquote' | 'p' | 'code';
-
-/** Sanitizes markup that belongs inside a `parent` element; returns the nodes that go in it. */
-export function sanitizeChildren(html: string, parent: PieceParent): DocumentFragment {
-  const built = buildMarkup(html, parent === 'tbody' ? ['table', 'tbody'] : [parent]);
-  if (built !== undefined) {
-    return built;
-  }
-  const wrapped = parent === 'tbody' ? `<table><tbody>${html}</tbody></table>` : `<${parent}>${html}</${parent}>`;
-  const element = purifiedFragment(wrapped).querySelector(parent);
-  const fragment = document.createDocumentFragment();
-  if (element !== null) {
-    fragment.append(...element.childNodes);
+export function sanitizeToNodes(html: string): DocumentFragment {
+  const fragment = purifyToNodes.sanitize(html, { RETURN_DOM_FRAGMENT: true });
+  if (!html.includes(TOOLBAR_SLOT)) return fragment;
+  toolbar ??= purifyToNodes.sanitize(CODE_ACTIONS, { RETURN_DOM_FRAGMENT: true }).firstElementChild ?? document.createElement('div');
+  for (const slot of fragment.querySelectorAll('.aq-code > .aq-code-actions:empty')) {
+    const filled = toolbar.cloneNode(true) as Element;
+    const language = slot.parentElement?.getAttribute('data-lang');
+    if (language !== null && language !== undefined) {
+      const label = document.createElement('span');
+      label.className = 'aq-code-lang';
+      label.textContent = language;
+      filled.prepend(label);
+    }
+    slot.replaceWith(filled);
   }
   return fragment;
 }
 
-/** The nodes of highlighted code's markup (see code.ts), inside a `code` element. */
-export function highlightedNodes(html: string): DocumentFragment {
-  return sanitizeChildren(html, 'code');
-}
-
-let actionTemplates: { readonly actions: Element; readonly label: Element } | undefined;
-
-/** A code block's actions (and language label), as sanitizing their markup makes them: cloned, not parsed again. */
-function codeActions(name: string): Element {
-  actionTemplates ??= {
-    actions: sanitizeToFragment(CODE_ACTIONS).firstElementChild ?? document.createElement('div'),
-    label: sanitizeToFragment(`${LANG_LABEL_OPEN}</span>`).firstElementChild ?? document.createElement('span'),
-  };
-  const actions = actionTemplates.actions.cloneNode(true) as Element;
-  if (name !== '') {
-    const label = actionTemplates.label.cloneNode(true) as Element;
-    label.textContent = name;
-    actions.prepend(label);
-  }
-  return actions;
-}
-
-/** Rendered blocks, ready to insert: `key` changes whenever the nodes would. */
-export interface RenderedBlocks {
-  readonly key: string;
-  build(): DocumentFragment;
-}
-
 /**
- * Renders tokens into sanitized nodes, as `sanitizeToFragment(renderTokens(…))` does, but code
- * blocks are left empty for the sanitizer and filled with {@link highlightedNodes} after it.
+ * Sanitized nodes of markup that goes inside an element `path` names (e.g. `['table', 'tbody']`
+ * for rows), parsed in that element so the HTML parser keeps them.
  */
-export function renderFragment(tokens: readonly MdToken[], env: RenderEnv): RenderedBlocks {
-  const { html, fills } = renderWithFills(tokens, env);
-  return {
-    key: fills.length === 0 ? html : html + fills.map((fill) => `\0${fill.language}\0${fill.code}`).join(''),
-    build: () => {
-      const fragment = sanitizeToFragment(html);
-      for (const code of fragment.querySelectorAll(`code[${FILL_ATTR}]`)) {
-        const fill = fills[Number(code.getAttribute(FILL_ATTR))];
-        code.removeAttribute(FILL_ATTR);
-        if (fill === undefined) {
-          continue;
-        }
-        code.append(highlightedNodes(highlightCode(fill.code, fill.language)));
-        code.closest('.aq-code')?.querySelector('.aq-code-actions')?.replaceWith(codeActions(fill.name));
-      }
-      return fragment;
-    },
-  };
+export function sanitizeInside(html: string, path: readonly string[]): DocumentFragment {
+  const open = path.map((tag) => `<${tag}>`).join('');
+  const close = [...path].reverse().map((tag) => `</${tag}>`).join('');
+  let parent: Element | null = sanitizeToNodes(open + html + close).firstElementChild;
+  for (let i = 1; i < path.length && parent !== null; i++) parent = parent.querySelector(`:scope > ${path[i]}`);
+  const fragment = document.createDocumentFragment();
+  if (parent !== null) fragment.append(...parent.childNodes);
+  return fragment;
 }
 
-/** The one-shot render: markdown to sanitized HTML. Incremental rendering must end up identical. */
+/** The markup of Markdown `text`, with the definitions in `env` known besides the text's own. */
+export function renderMarkup(text: string, env: RenderEnv = {}): string {
+  return md.render(text, env);
+}
+
+/** The one-shot render: Markdown to sanitized HTML. A streamed answer ends up exactly so. */
 export function renderMarkdownOnce(text: string): string {
-  return sanitizeHtml(renderMarkup(text));
+  const element = document.createElement('div');
+  element.append(sanitizeToNodes(renderMarkup(text)));
+  return element.innerHTML;
 }

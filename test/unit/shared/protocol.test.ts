@@ -1,18 +1,17 @@
 import * as assert from 'node:assert/strict';
-import { isHostMessage, MAX_WANTED, MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type ViewKind } from '../../../src/shared/protocol';
+import { isHostMessage, MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type ViewKind } from '../../../src/shared/protocol';
 
 const SURFACES: readonly ViewKind[] = ['chat', 'panel', 'compare'];
 
 /** One well-formed message of every type some surface sends, by the surfaces that send it. */
 const OWN: ReadonlyArray<{ readonly message: { readonly type: string } & Record<string, unknown>; readonly surfaces: readonly ViewKind[] }> = [
   { message: { type: 'ready' }, surfaces: SURFACES },
-  { message: { type: 'received', length: 12 }, surfaces: SURFACES },
-  { message: { type: 'wantHeld', turnId: 't1', ids: [0, 3] }, surfaces: SURFACES },
   { message: { type: 'stop' }, surfaces: SURFACES },
   { message: { type: 'stop', turnId: 't1' }, surfaces: SURFACES },
   { message: { type: 'retry', turnId: 't1' }, surfaces: SURFACES },
   { message: { type: 'copy', text: 'const x = 1;' }, surfaces: SURFACES },
   { message: { type: 'copyAnswer', turnId: 't1' }, surfaces: SURFACES },
+  { message: { type: 'openAnswer', turnId: 't1' }, surfaces: SURFACES },
   { message: { type: 'insertCode', code: 'x()' }, surfaces: SURFACES },
   { message: { type: 'openCode', code: 'x()', language: 'ts' }, surfaces: SURFACES },
   { message: { type: 'openLink', href: 'https://example.com/' }, surfaces: SURFACES },
@@ -46,14 +45,11 @@ describe('the webview protocol', () => {
     }
   });
 
-  it('keeps the flow-control messages as they are: received counts code units, wantHeld asks for a bounded list of groups', () => {
+  it('has no flow-control messages: the host paces what it sends by its own deliveries', () => {
     for (const surface of SURFACES) {
-      assert.equal(parseWebviewMessage(surface, { type: 'received', length: -1 }), undefined);
-      assert.equal(parseWebviewMessage(surface, { type: 'received', length: 1.5 }), undefined);
-      assert.equal(parseWebviewMessage(surface, { type: 'wantHeld', turnId: 't1', ids: [0, -1] }), undefined);
-      const most = Array.from({ length: MAX_WANTED }, (_, i) => i);
-      assert.deepEqual(parseWebviewMessage(surface, { type: 'wantHeld', turnId: 't1', ids: most }), { type: 'wantHeld', turnId: 't1', ids: most });
-      assert.equal(parseWebviewMessage(surface, { type: 'wantHeld', turnId: 't1', ids: [...most, MAX_WANTED] }), undefined);
+      assert.equal(parseWebviewMessage(surface, { type: 'received', length: 12 }), undefined);
+      assert.equal(parseWebviewMessage(surface, { type: 'wantHeld', turnId: 't1', ids: [0] }), undefined);
+      assert.equal(isHostMessage(surface, { type: 'heldText', turnId: 't1', id: 0, text: 'x' }), false, surface);
     }
   });
 
@@ -91,7 +87,7 @@ describe('the webview protocol', () => {
     const attachments = { type: 'attachments', attachments: [] };
     for (const surface of SURFACES) {
       assert.equal(isHostMessage(surface, { type: 'turnEnd', turnId: 't1', status: 'done' }), true, surface);
-      assert.equal(isHostMessage(surface, { type: 'heldText', turnId: 't1', id: 0, text: 'x' }), true, surface);
+      assert.equal(isHostMessage(surface, { type: 'append', turnId: 't1', text: 'x' }), true, surface);
       assert.equal(isHostMessage(surface, { type: 'ready' }), false, surface);
       assert.equal(isHostMessage(surface, { type: 'hasOwnProperty' }), false, surface);
       assert.equal(isHostMessage(surface, applications), surface === 'chat', surface);

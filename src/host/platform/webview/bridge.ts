@@ -2,14 +2,14 @@ import * as vscode from 'vscode';
 import { MAX_WEBVIEW_TEXT, oversizedMessage, parseWebviewMessage, type SurfaceState, type ToHost, type ToPage, type ViewKind } from '../../../shared/protocol';
 import { Outgoing } from './outgoing';
 
-/** The messages surface `S` handles (the bridge answers the stream's own). */
-export type SurfaceMessage<S extends ViewKind> = Exclude<ToHost<S>, { readonly type: 'received' | 'wantHeld' }>;
+/** The messages surface `S` handles. */
+export type SurfaceMessage<S extends ViewKind> = ToHost<S>;
 
 /**
  * The host's end of one webview. Waits for the webview's `ready` (sent again whenever the webview
  * is re-created, e.g. after its view was hidden) and then replays the whole state, so nothing sent
  * while it was away is lost. What goes over, in what order and at what pace (streamed text
- * coalesced per frame, held back far behind a large backlog) is outgoing.ts's. Incoming messages
+ * coalesced per frame, one batch on its way at a time) is outgoing.ts's. Incoming messages
  * are validated against the surface's own protocol; any other is dropped.
  */
 export class WebviewBridge<S extends ViewKind> implements vscode.Disposable {
@@ -23,7 +23,7 @@ export class WebviewBridge<S extends ViewKind> implements vscode.Disposable {
     private readonly getState: () => SurfaceState,
     private readonly onMessage: (message: SurfaceMessage<S>) => void,
   ) {
-    this.outgoing = new Outgoing((message) => void this.webview.postMessage(message));
+    this.outgoing = new Outgoing((message) => this.webview.postMessage(message));
     this.subscription = webview.onDidReceiveMessage((raw: unknown) => {
       const message = parseWebviewMessage(surface, raw);
       if (!message) {
@@ -34,22 +34,11 @@ export class WebviewBridge<S extends ViewKind> implements vscode.Disposable {
         }
         return;
       }
-      switch (message.type) {
-        case 'received':
-          this.outgoing.received(message.length);
-          return;
-        case 'wantHeld':
-          if (this.ready) this.outgoing.sendHeld(message.turnId, message.ids);
-          return;
-        case 'ready':
-          this.ready = true;
-          this.outgoing.post({ type: 'state', state: this.getState() });
-          break;
-        default:
-          break;
+      if (message.type === 'ready') {
+        this.ready = true;
+        this.outgoing.post({ type: 'state', state: this.getState() });
       }
-      // The stream's own messages (`received`, `wantHeld`) returned above.
-      this.onMessage(message as SurfaceMessage<S>);
+      this.onMessage(message);
     });
   }
 

@@ -18,11 +18,8 @@ function escapeHtml(text: string): string {
 
 /**
  * The one HTML page of every webview: a strict CSP (`default-src 'none'`), scripts only with a
- * nonce from `crypto`, images only from the webview's own source and `data:`, no inline styles.
- * The page's render worker (dist/render-worker.js) is fetched from the webview's own resources
- * (`connect-src`) and started from a `blob:` URL (`worker-src blob:`): a worker must be of the
- * page's origin, and the resources are not. Only a script already running in the page can make a
- * `blob:` URL, and `script-src` still takes only the nonce.
+ * nonce from `crypto`, images only from the webview's own source and `data:`, no inline styles,
+ * no connections and no workers.
  */
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, surface: ViewKind, title: string): string {
   const nonce = randomBytes(18).toString('base64');
@@ -33,8 +30,6 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s
     `style-src ${webview.cspSource}`,
     `font-src ${webview.cspSource}`,
     `script-src 'nonce-${nonce}'`,
-    `connect-src ${webview.cspSource}`,
-    'worker-src blob:',
   ].join('; ');
   return `<!DOCTYPE html>
 <html lang="en">
@@ -46,7 +41,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, s
 <link href="${asset('dist', 'webview.css')}" rel="stylesheet">
 <title>${escapeHtml(title)}</title>
 </head>
-<body data-surface="${surface}" data-worker="${asset('dist', 'render-worker.js')}">
+<body data-surface="${surface}">
 <div id="root"></div>
 <script nonce="${nonce}" src="${asset('dist', 'webview.js')}"></script>
 </body>

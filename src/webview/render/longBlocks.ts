@@ -1,0 +1,671 @@
+/**
+ * A top-level block too long to render again as it grows (a code block, a list, a table, a
+ * paragraph, anything else) streams through one of these: each renders the parts of its block
+ * that are final once (code chunks, list items, table rows, runs of a paragraph's words), shows
+ * the part still open as plain text, and finds where its block ends by parsing only text near
+ * the end, never the block again. See answer.ts for the renderer that owns them.
+ */
+import { CodeChunks } from './code';
+import { completeLength, lineStarts, parseBlocks, type Token } from './blockCuts';
+import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
+
+/** What a long block needs from the answer it is part of. */
+export interface BlockContext {
+  /** The definitions known now (a copy: a parse may add to it). */
+  references(): References;
+  /** Rendered text that uses `[…]` may change when a definition comes: `render` renders it again. */
+  usesReferences(source: string, render: (references: References) => void): void;
+  /** Renders whole blocks of Markdown into sanitized nodes (and learns their definitions). */
+  renderBlocks(source: string): DocumentFragment;
+}
+
+/** A long block as it streams. */
+export interface LongBlock {
+  /** The block's top-level nodes (its element and the line break after it). */
+  readonly nodes: readonly ChildNode[];
+  /** More of the block's text (and maybe of what follows it). */
+  push(text: string): void;
+  /**
+   * Renders what it can until `deadline`. Returns the text after the block once the block has
+   * ended and is all rendered, else undefined. `complete`: no more text comes.
+   */
+  advance(complete: boolean, deadline: number): string | undefined;
+}
+
+/** An open item, row or run longer than this shows as plain text until it is final. */
+const OPEN_PART_LIMIT = 16 * 1024;
+/** A paragraph's words are rendered in runs of at least this many code units. */
+const RUN_LEAST = 2 * 1024;
+/** A paragraph whose words find no safe end of a run within this shows the rest as plain text until it ends. */
+const RUN_MOST = 32 * 1024;
+
+const BLANK = /^[ \t]*$/;
+/** A line that can only be a paragraph's, whatever follows on it: up to three spaces, then a letter. */
+const PLAIN_LINE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
+
+/** A block's element and the line break after it, as a one-shot render makes them. */
+function placeable(element: Element): ChildNode[] {
+  return [element, document.createTextNode('\n')];
+}
+
+/** The nodes of `fragment` after the line break its parent's markup starts with. */
+function childrenAfterFirstBreak(parent: Element | null | undefined): ChildNode[] {
+  if (parent === null || parent === undefined) return [];
+  const nodes = [...parent.childNodes];
+  if (nodes[0]?.nodeType === Node.TEXT_NODE && nodes[0].textContent === '\n') nodes.shift();
+  return nodes;
+}
+
+/** Text shown as it is until it can be rendered: one node, appended to as text comes. */
+class RawText {
+  readonly node = document.createTextNode('');
+
+  show(text: string): void {
+    const shown = this.node.data;
+    if (text.startsWith(shown)) {
+      if (text.length > shown.length) this.node.appendData(text.slice(shown.length));
+    } else if (text !== shown) {
+      this.node.data = text;
+    }
+  }
+}
+
+/** Starts the right stream for the long block at the start of `text`. */
+export function startLongBlock(text: string, context: BlockContext): LongBlock {
+  const window = text.slice(0, OPEN_PART_LIMIT);
+  const complete = completeLength(window);
+  const tokens = parseBlocks(complete > 0 ? window.slice(0, complete) : window);
+  const first = tokens[0];
+  const starts = lineStarts(window);
+  const firstLine = window.slice(0, starts.length > 1 ? starts[1] - 1 : window.length);
+  let block: LongBlock | undefined;
+  if (first?.type === 'fence' && starts.length > 1 && first.map?.[0] === 0) {
+    block = new CodeStream(firstLine, fenceInfo(first), first.markup);
+    block.push(text.slice(starts[1]));
+    return block;
+  }
+  if ((first?.type === 'bullet_list_open' || first?.type === 'ordered_list_open') && first.map?.[0] === 0) {
+    block = new ListStream(first, context);
+  } else if (first?.type === 'table_open' && first.map?.[0] === 0 && starts.length > 2) {
+    block = new TableStream(window.slice(0, starts[2]), context);
+    block.push(text.slice(starts[2]));
+    return block;
+  } else if (first?.type === 'paragraph_open' && first.map?.[0] === 0 && (!firstLine.includes('|') || first.map[1] > 1)) {
+    block = new ParagraphStream(context);
+  }
+  block ??= new RawStream(context);
+  block.push(text);
+  return block;
+}
+
+/** The columns of a line's leading spaces and tabs (a tab goes on to the next multiple of four). */
+function indentation(line: string): number {
+  let column = 0;
+  for (let at = 0; at < line.length; at++) {
+    const code = line.charCodeAt(at);
+    if (code === 32) column++;
+    else if (code === 9) column += 4 - (column % 4);
+    else break;
+  }
+  return column;
+}
+
+/** Whether `line` closes a fence of `length` or more `marker`s (indented less than four columns, nothing after but spaces and tabs). */
+function closesFence(line: string, marker: string, length: number): boolean {
+  if (indentation(line) >= 4) return false;
+  const at = /^[ \t]*/.exec(line)![0].length;
+  let run = 0;
+  while (line[at + run] === marker) run++;
+  return run >= length && BLANK.test(line.slice(at + run));
+}
+
+/** A line of a fence's code without the fence's indentation (a tab counts to the next multiple of four columns). */
+function unindent(line: string, indent: number): string {
+  let column = 0;
+  let at = 0;
+  while (at < line.length && column < indent) {
+    const code = line.charCodeAt(at);
+    if (code === 32) column++;
+    else if (code === 9) column += 4 - (column % 4);
+    else break;
+    at++;
+  }
+  return column > indent ? ' '.repeat(column - indent) + line.slice(at) : line.slice(at);
+}
+
+/** A fenced code block: its code highlighted in chunks, each once; the rest plain until its chunk is final. */
+class CodeStream implements LongBlock {
+  readonly nodes: ChildNode[];
+  private readonly code: Element;
+  private readonly chunks: CodeChunks;
+  private readonly pending = new RawText();
+  private readonly marker: string;
+  private readonly markerLength: number;
+  /** The opening fence's indentation, in columns: each line of code loses as much. */
+  private readonly indent: number;
+  private text = '';
+  /** The text after the closing fence, once it has come. */
+  private rest: string | undefined;
+
+  constructor(opener: string, info: string, markup: string) {
+    const shell = codeBlockShell(info);
+    const element = sanitizeToNodes(shell.open + shell.close).firstElementChild;
+    if (element === null) throw new Error('The code block shell did not survive sanitizing.');
+    this.code = element.querySelector('pre > code') ?? element;
+    this.code.append(this.pending.node);
+    this.nodes = placeable(element);
+    this.chunks = new CodeChunks(shell.language);
+    this.marker = markup[0];
+    this.markerLength = markup.length;
+    this.indent = indentation(opener);
+  }
+
+  push(text: string): void {
+    if (this.rest !== undefined) this.rest += text;
+    else this.text += text;
+  }
+
+  advance(complete: boolean, deadline: number): string | undefined {
+    if (this.rest === undefined) this.takeLines(complete);
+    const ended = this.rest !== undefined || complete;
+    const html = this.chunks.take(ended, deadline);
+    if (html !== '') this.pending.node.before(sanitizeInside(html, ['pre', 'code']));
+    // The line still being written shows too (it may yet turn out to close the fence).
+    this.pending.show(this.chunks.pending + (this.rest === undefined ? unindent(this.text, this.indent) : ''));
+    if (!ended || this.chunks.pending !== '') return undefined;
+    this.pending.node.remove();
+    return this.rest ?? '';
+  }
+
+  /** Moves the complete lines of code to the highlighter, up to a closing fence. */
+  private takeLines(complete: boolean): void {
+    let code = '';
+    let at = 0;
+    for (let end = this.text.indexOf('\n'); end >= 0; end = this.text.indexOf('\n', at)) {
+      const line = this.text.slice(at, end);
+      if (closesFence(line, this.marker, this.markerLength)) {
+        this.rest = this.text.slice(end + 1);
+        this.text = '';
+        this.chunks.push(code);
+        return;
+      }
+      code += unindent(line, this.indent) + '\n';
+      at = end + 1;
+    }
+    this.text = this.text.slice(at);
+    if (complete) {
+      // An unclosed fence at the end: its last line is code too (without a line break).
+      if (this.text !== '' && !closesFence(this.text, this.marker, this.markerLength)) code += unindent(this.text, this.indent);
+      this.text = '';
+    }
+    this.chunks.push(code);
+  }
+}
+
+/**
+ * A top-level list: finished items (every one before the last) are rendered once and stay; the
+ * last item is rendered again as it grows (plain text past OPEN_PART_LIMIT). Whether the list is
+ * tight comes from the items seen so far; once it turns loose, the items rendered tight are
+ * rendered again, a batch a frame.
+ */
+class ListStream implements LongBlock {
+  readonly nodes: ChildNode[];
+  private readonly list: Element;
+  private readonly kind: string;
+  private readonly marker: string;
+  /** The text from the open item's start. */
+  private text = '';
+  private tight = true;
+  /** Rendered batches of finished items: their text, their nodes, and whether they are rendered tight. */
+  private readonly batches: Array<{ source: string; nodes: ChildNode[]; tight: boolean }> = [];
+  private openNodes: ChildNode[] = [];
+  private readonly raw = new RawText();
+  private openShown = '';
+  private rest: string | undefined;
+
+  constructor(first: Token, private readonly context: BlockContext) {
+    this.kind = first.type;
+    this.marker = first.markup;
+    const start = first.attrGet('start');
+    this.list = document.createElement(first.tag);
+    if (start !== null) this.list.setAttribute('start', String(start));
+    this.list.append('\n');
+    this.nodes = placeable(this.list);
+  }
+
+  push(text: string): void {
+    if (this.rest !== undefined) this.rest += text;
+    else this.text += text;
+  }
+
+  advance(complete: boolean, deadline: number): string | undefined {
+    if (this.rest === undefined) this.takeItems(complete);
+    // Items rendered tight before the list turned loose are rendered again, as time allows.
+    for (const batch of this.batches) {
+      if (batch.tight === this.tight) continue;
+      if (performance.now() >= deadline && !complete && this.rest === undefined) break;
+      this.renderBatch(batch, batch.source);
+    }
+    const final = this.rest !== undefined && this.batches.every((batch) => batch.tight === this.tight);
+    return final ? this.rest : undefined;
+  }
+
+  private takeItems(complete: boolean): void {
+    const usable = complete ? this.text : this.text.slice(0, completeLength(this.text));
+    const tokens = parseBlocks(usable);
+    const starts = lineStarts(usable);
+    const close = tokens.findIndex((token) => token.level === 0 && token.nesting === -1);
+    const items: number[] = [];
+    for (let i = 0; i < (close < 0 ? tokens.length : close); i++) {
+      const token = tokens[i];
+      if (token.type === 'list_item_open' && token.level === 1 && token.map !== null) items.push(token.map[0]);
+      if (token.type === 'paragraph_open' && token.level === 2 && !token.hidden) this.tight = false;
+    }
+    const same = tokens[0]?.type === this.kind && tokens[0].markup === this.marker;
+    const after = close < 0 ? undefined : tokens.slice(close + 1).find((token) => token.level === 0 && token.map !== null);
+    if (!same || after?.map !== null && after !== undefined) {
+      // The list has ended: all its items are finished, and what follows goes back to the answer.
+      const end = !same ? 0 : starts[after?.map?.[0] ?? starts.length - 1] ?? usable.length;
+      if (end > 0) this.finishItems(this.text.slice(0, end));
+      this.rest = this.text.slice(end);
+      this.text = '';
+      this.showOpen('');
+      return;
+    }
+    if (complete) {
+      this.finishItems(this.text);
+      this.rest = '';
+      this.text = '';
+      this.showOpen('');
+      return;
+    }
+    if (items.length > 1) {
+      const end = starts[items[items.length - 1]];
+      this.finishItems(this.text.slice(0, end));
+      this.text = this.text.slice(end);
+    }
+    this.showOpen(this.text);
+  }
+
+  private finishItems(source: string): void {
+    if (source === '') return;
+    const batch = { source, nodes: [] as ChildNode[], tight: this.tight };
+    this.batches.push(batch);
+    this.renderBatch(batch, source);
+    if (source.includes('[')) this.context.usesReferences(source, () => this.renderBatch(batch, batch.source));
+  }
+
+  /** Renders items of this list in its tightness; returns their nodes (after the list's first line break). */
+  private renderItems(source: string): ChildNode[] {
+    const env: RenderEnv = { references: this.context.references() };
+    const tokens = md.parse(source, env);
+    for (const token of tokens) {
+      if ((token.type === 'paragraph_open' || token.type === 'paragraph_close') && token.level === 2) token.hidden = this.tight;
+    }
+    const html = md.renderer.render(tokens, md.options, env);
+    return childrenAfterFirstBreak(sanitizeToNodes(html).firstElementChild);
+  }
+
+  private renderBatch(batch: { nodes: ChildNode[]; tight: boolean }, source: string): void {
+    const nodes = this.renderItems(source);
+    batch.tight = this.tight;
+    // In place of its nodes, or (a new batch) before the open item.
+    const anchor = batch.nodes[0] ?? this.openNodes[0];
+    if (anchor !== undefined) anchor.before(...nodes);
+    else this.list.append(...nodes);
+    for (const node of batch.nodes) node.remove();
+    batch.nodes = nodes;
+  }
+
+  /** Shows the open item: rendered while short, else as plain text in an item of its own. */
+  private showOpen(text: string): void {
+    if (text === this.openShown) return;
+    this.openShown = text;
+    for (const node of this.openNodes) node.remove();
+    this.openNodes = [];
+    if (text === '') return;
+    if (text.length > OPEN_PART_LIMIT) {
+      const item = document.createElement('li');
+      item.append(this.raw.node);
+      this.raw.show(text);
+      this.openNodes = [item];
+    } else {
+      this.openNodes = this.renderItems(text);
+    }
+    this.list.append(...this.openNodes);
+  }
+}
+
+/** A table: finished rows are rendered once and stay; the row still being written shows as plain text. */
+class TableStream implements LongBlock {
+  readonly nodes: ChildNode[];
+  private readonly body: Element;
+  private readonly table: Element;
+  /** Rows not rendered yet (from a line's start). */
+  private text = '';
+  private readonly raw = new RawText();
+  private rows = 0;
+  private rest: string | undefined;
+
+  /** `head`: the header and delimiter lines. */
+  constructor(private readonly head: string, private readonly context: BlockContext) {
+    const table = sanitizeToNodes(md.render(head + '|\n', { references: context.references() })).querySelector('table');
+    this.table = table ?? document.createElement('table');
+    let body = this.table.querySelector(':scope > tbody');
+    if (body === null) {
+      body = document.createElement('tbody');
+      this.table.append(body, '\n');
+    }
+    this.body = body;
+    this.body.replaceChildren('\n');
+    this.nodes = placeable(this.table);
+    this.body.append(this.raw.node);
+  }
+
+  push(text: string): void {
+    if (this.rest !== undefined) this.rest += text;
+    else this.text += text;
+  }
+
+  advance(complete: boolean): string | undefined {
+    if (this.rest !== undefined) return this.rest;
+    const usable = complete ? this.text : this.text.slice(0, completeLength(this.text));
+    if (usable !== '') {
+      const probe = this.head + usable;
+      const tokens = parseBlocks(probe);
+      const end = tokens[0]?.type === 'table_open' ? (tokens[0].map?.[1] ?? 2) : 2;
+      const probeStarts = lineStarts(probe);
+      const lines = probeStarts.length - (probe.endsWith('\n') ? 1 : 0);
+      const rowsEnd = (probeStarts[end] ?? probe.length) - this.head.length;
+      if (rowsEnd > 0) this.addRows(usable.slice(0, rowsEnd));
+      if (end < lines || complete) {
+        this.rest = this.text.slice(rowsEnd);
+        this.text = '';
+        this.raw.node.remove();
+        if (this.rows === 0) {
+          this.body.nextSibling?.remove();
+          this.body.remove();
+        }
+        return this.rest;
+      }
+      this.text = this.text.slice(rowsEnd);
+    }
+    this.raw.show(this.text);
+    return undefined;
+  }
+
+  private addRows(source: string): void {
+    const render = (): ChildNode[] => {
+      const html = md.render(this.head + source, { references: this.context.references() });
+      return childrenAfterFirstBreak(sanitizeToNodes(html).querySelector('table > tbody'));
+    };
+    let nodes = render();
+    this.rows += nodes.filter((node) => node.nodeType === Node.ELEMENT_NODE).length;
+    // As a one-shot render marks it (markdown.ts): from then on, its rows are laid out one by one.
+    if (this.rows >= LONG_TABLE_ROWS) this.table.classList.add('aq-table-long');
+    this.raw.node.before(...nodes);
+    if (source.includes('[')) {
+      this.context.usesReferences(source, () => {
+        const again = render();
+        nodes[0]?.before(...again);
+        for (const node of nodes) node.remove();
+        nodes = again;
+      });
+    }
+  }
+}
+
+/** Characters that, left over as text after an inline parse, could still pair with text after them. */
+const OPEN_MARKS = /[*_~`]/;
+
+/**
+ * Whether inline `text` renders alone exactly as it does followed by more text: nothing in it is
+ * left open. An emphasis, strikethrough or backtick mark left as text could pair with a later one,
+ * and so could a `[` whose `]` has not come (a `[label]` without its definition yet is closed: a
+ * definition renders the run again, see BlockContext.usesReferences).
+ */
+function closedInline(text: string): boolean {
+  let open = 0;
+  for (const token of md.parseInline(text, {})[0]?.children ?? []) {
+    if (token.type !== 'text') continue;
+    if (OPEN_MARKS.test(token.content)) return false;
+    for (const [bracket] of token.content.matchAll(/[[\]]/g)) open = bracket === '[' ? open + 1 : Math.max(0, open - 1);
+  }
+  return open === 0;
+}
+
+/**
+ * A top-level paragraph: its words are rendered in runs, each once, ending where nothing is left
+ * open (no emphasis, link or code span goes on past the end of a run), the rest shown as plain
+ * text; if no run ends within RUN_MOST, the rest stays plain until the paragraph ends. A line
+ * after its first is part of it once a parse of that line after a paragraph's says so (a setext
+ * underline turns it into a heading; a table, list, heading or fence ends it). The line still
+ * being written is taken as the paragraph's while it has no `|`: should it turn out to be a
+ * table's header after all, the paragraph is rendered again whole.
+ */
+class ParagraphStream implements LongBlock {
+  readonly nodes: ChildNode[];
+  private element: Element;
+  private readonly raw = new RawText();
+  private started = false;
+  /**
+   * The paragraph's text (its leading spaces left out), and two ends of it that a frame reads: the
+   * text not rendered yet, and the text from the line still to be checked. Each frame touches
+   * only those, never the whole paragraph (which a slice would copy).
+   */
+  private text = '';
+  private tail = '';
+  private unchecked = '';
+  private length = 0;
+  /** Offsets into the text: where the runs rendered end, where the text known to be the paragraph's ends, where the line to check starts. */
+  private rendered = 0;
+  private settled = 0;
+  private checkFrom = 0;
+  /** Where the last line starts, and the last `|` (-1: none). */
+  private lineStart = 0;
+  private lastBar = -1;
+  /** Once the paragraph has ended: where its text ends, its heading level (0: a paragraph), and the text after it. */
+  private end: number | undefined;
+  private heading = 0;
+  private rest = '';
+  private plain = false;
+
+  constructor(private readonly context: BlockContext) {
+    this.element = document.createElement('p');
+    this.element.append(this.raw.node);
+    this.nodes = placeable(this.element);
+  }
+
+  push(text: string): void {
+    if (this.end !== undefined) {
+      this.rest += text;
+      return;
+    }
+    if (!this.started) {
+      text = text.replace(/^[ \t]+/, '');
+      this.started = text !== '';
+    }
+    const line = text.lastIndexOf('\n');
+    if (line >= 0) this.lineStart = this.length + line + 1;
+    const bar = text.lastIndexOf('|');
+    if (bar >= 0) this.lastBar = this.length + bar;
+    this.length += text.length;
+    this.text += text;
+    this.tail += text;
+    this.unchecked += text;
+  }
+
+  advance(complete: boolean, deadline: number): string | undefined {
+    if (this.end === undefined) this.findEnd(complete);
+    const limit = this.end ?? this.settled;
+    while (!this.plain && limit - this.rendered >= RUN_LEAST && performance.now() < deadline) {
+      if (!this.renderRun(limit)) break;
+    }
+    if (this.end === undefined) {
+      this.raw.show(this.tail);
+      return undefined;
+    }
+    if (this.end === 0) {
+      // Not a paragraph after all (its first line is a table's header): the answer takes the text back.
+      for (const node of this.nodes) node.remove();
+      this.nodes.length = 0;
+      return this.rest;
+    }
+    if (this.rendered > this.end) {
+      // Runs went past the paragraph's end (its last line turned out to start a table): all again.
+      this.element.replaceChildren(this.raw.node);
+      this.rendered = 0;
+      this.tail = this.text.slice(0, this.end);
+    }
+    this.raw.node.before(this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
+    this.raw.node.remove();
+    if (this.heading > 0) {
+      const heading = document.createElement(`h${this.heading}`);
+      heading.append(...this.element.childNodes);
+      this.element.replaceWith(heading);
+      this.element = heading;
+      this.nodes[0] = heading;
+    }
+    return this.rest;
+  }
+
+  /** Checks the lines not checked yet: whether each goes on the paragraph, and where it ends. */
+  private findEnd(complete: boolean): void {
+    const linesEnd = complete ? this.length : this.lineStart;
+    if (linesEnd > this.checkFrom) {
+      // Lines after a paragraph's line: the same rules decide whether they go on it as on this one.
+      const prefix = this.checkFrom === 0 ? '' : 'a\n';
+      const probe = prefix + this.unchecked.slice(0, linesEnd - this.checkFrom);
+      const at = (offset: number): number => this.checkFrom + offset - prefix.length;
+      const tokens = parseBlocks(probe);
+      const starts = lineStarts(probe);
+      const total = starts.length - (probe.endsWith('\n') ? 1 : 0);
+      const first = tokens[0];
+      const blockEnd = first?.map?.[1] ?? total;
+      if (first?.type === 'heading_open') {
+        // A setext underline: the paragraph is a heading of the lines before it.
+        this.heading = Number(first.tag.slice(1));
+        this.endAt(at(starts[blockEnd - 1]), at(starts[blockEnd] ?? probe.length));
+        return;
+      }
+      if (first?.type !== 'paragraph_open') {
+        this.endAt(0, 0);
+        return;
+      }
+      if (blockEnd < total || complete) {
+        const end = blockEnd < total ? at(starts[blockEnd]) : this.length;
+        this.endAt(end, end);
+        return;
+      }
+      // Every line goes on the paragraph. The last is checked again with the next (it may be a table's header).
+      const last = starts[total - 1];
+      const lastStart = at(last);
+      this.settled = probe.slice(last).includes('|') ? lastStart : linesEnd;
+      this.unchecked = this.unchecked.slice(lastStart - this.checkFrom);
+      this.checkFrom = lastStart;
+    }
+    // The line still being written counts, up to its last word, while it can only be the paragraph's.
+    const start = this.lineStart;
+    if (this.settled >= start && this.lastBar < start && (start === 0 || PLAIN_LINE.test(this.unchecked.slice(start - this.checkFrom, start - this.checkFrom + 4)))) {
+      let word = this.tail.length;
+      while (word > 0 && !/\s/.test(this.tail[word - 1])) word--;
+      this.settled = Math.max(this.settled, this.rendered + word);
+    }
+  }
+
+  private endAt(contentEnd: number, restFrom: number): void {
+    this.end = contentEnd;
+    this.rest = this.unchecked.slice(restFrom - this.checkFrom) + this.rest;
+    if (contentEnd >= this.rendered) this.tail = this.tail.slice(0, contentEnd - this.rendered);
+  }
+
+  /** Renders the next run of words up to `limit`, if one ends safely there; false when none does yet. */
+  private renderRun(limit: number): boolean {
+    const region = this.tail.slice(0, limit - this.rendered);
+    // A run ends where a word starts: at the last sentence's start if it can, else at the last word's.
+    const cuts = new Set<number>();
+    const sentence = /[.!?]\s+(?=\S[^.!?]*$)/.exec(region);
+    if (sentence !== null) cuts.add(sentence.index + sentence[0].length);
+    const word = /\s+(?=\S+$)/.exec(region);
+    if (word !== null) cuts.add(word.index + word[0].length);
+    for (const cut of cuts) {
+      if (cut >= RUN_LEAST && closedInline(region.slice(0, cut))) {
+        this.raw.node.before(this.renderInline(region.slice(0, cut)));
+        this.rendered += cut;
+        this.tail = this.tail.slice(cut);
+        return true;
+      }
+    }
+    if (region.length > RUN_MOST) this.plain = true;
+    return false;
+  }
+
+  /** Sanitized nodes of inline text as it renders in this paragraph (rendered again when a definition it may use comes). */
+  private renderInline(source: string): DocumentFragment {
+    const render = (): DocumentFragment => sanitizeInside(md.renderInline(source, { references: this.context.references() }), ['p']);
+    const fragment = render();
+    if (source.includes('[')) {
+      let nodes = [...fragment.childNodes];
+      this.context.usesReferences(source, () => {
+        const again = render();
+        const next = [...again.childNodes];
+        nodes[0]?.before(again);
+        for (const node of nodes) node.remove();
+        nodes = next;
+      });
+    }
+    return fragment;
+  }
+}
+
+/**
+ * Any other long block (a quote, indented code, definitions): shown as plain text until a blank
+ * line and a line after it that starts a block of its own end it, then rendered whole.
+ */
+class RawStream implements LongBlock {
+  readonly nodes: ChildNode[];
+  private readonly raw = new RawText();
+  private text = '';
+  /** The text from where the search for the end goes on (a frame reads only this), and its offset. */
+  private recent = '';
+  private recentFrom = 0;
+
+  constructor(private readonly context: BlockContext) {
+    const element = document.createElement('div');
+    element.className = 'aq-raw';
+    element.append(this.raw.node);
+    this.nodes = placeable(element);
+  }
+
+  push(text: string): void {
+    this.text += text;
+    this.recent += text;
+    this.raw.node.appendData(text);
+  }
+
+  advance(complete: boolean): string | undefined {
+    let end = complete ? this.recentFrom + this.recent.length : undefined;
+    for (let blank = this.recent.indexOf('\n\n'); end === undefined && blank >= 0; blank = this.recent.indexOf('\n\n', blank + 1)) {
+      const next = this.recent.indexOf('\n', blank + 2);
+      if (next < 0) break;
+      if (/^(?:[ \t]*$| {4}|\t| {0,3}>)/.test(this.recent.slice(blank + 2, next))) continue;
+      // A block starts on that line if a parse of everything before it says so.
+      const before = this.text.slice(0, this.recentFrom + next + 1);
+      const line = lineStarts(before).length - 2;
+      if (parseBlocks(before).some((token) => token.level === 0 && token.nesting !== -1 && token.map?.[0] === line)) end = this.recentFrom + blank + 2;
+    }
+    if (end === undefined) {
+      // Searched up to the last line break but one (a blank line may end there).
+      const keep = Math.max(0, this.recent.lastIndexOf('\n') - 1);
+      this.recent = this.recent.slice(keep);
+      this.recentFrom += keep;
+      return undefined;
+    }
+    const rendered = this.context.renderBlocks(this.text.slice(0, end));
+    const nodes = [...rendered.childNodes];
+    this.nodes[0].before(rendered);
+    for (const node of this.nodes) node.remove();
+    this.nodes.splice(0, this.nodes.length, ...nodes);
+    return this.text.slice(end);
+  }
+}
