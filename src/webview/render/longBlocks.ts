@@ -471,8 +471,14 @@ class ParagraphStream implements LongBlock {
   private plain = false;
 
   constructor(private readonly context: BlockContext) {
-    this.element = document.createElement('p');
-    this.element.append(this.raw.node);
+    // While it streams, each run is a block of its own, so that the browser lays out a frame's new
+    // words, not the whole paragraph again; at its end the runs' nodes move into one `p`.
+    this.element = document.createElement('div');
+    this.element.className = 'aq-paragraph-runs';
+    const raw = document.createElement('div');
+    raw.className = 'aq-raw';
+    raw.append(this.raw.node);
+    this.element.append(raw);
     this.nodes = placeable(this.element);
   }
 
@@ -511,21 +517,17 @@ class ParagraphStream implements LongBlock {
       this.nodes.length = 0;
       return this.rest;
     }
+    const block = document.createElement(this.heading > 0 ? `h${this.heading}` : 'p');
     if (this.rendered > this.end) {
       // Runs went past the paragraph's end (its last line turned out to start a table): all again.
-      this.element.replaceChildren(this.raw.node);
-      this.rendered = 0;
       this.tail = this.text.slice(0, this.end);
+    } else {
+      for (const run of [...this.element.children].slice(0, -1)) block.append(...run.childNodes);
     }
-    this.raw.node.before(this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
-    this.raw.node.remove();
-    if (this.heading > 0) {
-      const heading = document.createElement(`h${this.heading}`);
-      heading.append(...this.element.childNodes);
-      this.element.replaceWith(heading);
-      this.element = heading;
-      this.nodes[0] = heading;
-    }
+    block.append(this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
+    this.element.replaceWith(block);
+    this.element = block;
+    this.nodes[0] = block;
     return this.rest;
   }
 
@@ -590,7 +592,9 @@ class ParagraphStream implements LongBlock {
     if (word !== null) cuts.add(word.index + word[0].length);
     for (const cut of cuts) {
       if (cut >= RUN_LEAST && closedInline(region.slice(0, cut))) {
-        this.raw.node.before(this.renderInline(region.slice(0, cut)));
+        const run = document.createElement('div');
+        run.append(this.renderInline(region.slice(0, cut)));
+        this.element.lastElementChild?.before(run);
         this.rendered += cut;
         this.tail = this.tail.slice(cut);
         return true;
