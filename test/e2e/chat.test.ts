@@ -104,7 +104,8 @@ describe(`Chat view end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, fu
     await openViewContainer(page, 'Application Query');
     const frame = await chat(page);
     const answer = frame.locator('[data-role="assistant"]').last();
-    await waitFor('the answer to show as done', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 30_000);
+    // Done and all of it rendered (the text renders in the frame after it arrives).
+    await waitFor('the answer to show as done', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 30_000);
     // Echo answers with the request body: the whole question must be there, in order.
     const shown = ((await answer.locator('.aq-answer').textContent()) ?? '').replace(/\s+/g, ' ');
     assert.ok(shown.includes(question), 'every piece that arrived while hidden is shown');

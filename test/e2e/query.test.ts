@@ -65,7 +65,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await queryRightClickSelection(page, 'src/sample.ts', [2, 5], 'Demo Assistant', 'Explain this function');
     const answer = await panelAnswer(page, 'Explain this function');
     await answer.waitFor({ state: 'attached', timeout: 60_000 });
-    await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status')) === 'done' || undefined, 90_000);
+    await waitFor('the answer to finish', async () => ((await answer.getAttribute('data-status')) === 'done' && (await answer.getAttribute('aria-busy')) === 'false') || undefined, 90_000);
     const frame = await surfaceFrame(page, 'panel', 60_000, showing('Explain this function'));
     assert.ok((await answer.locator('.aq-answer h1, .aq-answer h2, .aq-answer h3').count()) > 0, 'the markdown heading is rendered');
     assert.ok((await answer.locator('.aq-code, pre code').count()) > 0, 'the code block is rendered');
@@ -114,7 +114,7 @@ describe(`Query commands end to end (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})
     await setApiKey(wb(), 'Demo Assistant', 'demo-assistant');
     await queryFromPalette(page, 'Demo Assistant', 'First question');
     const first = await panelAnswer(page, 'First question');
-    await waitFor('the first answer to finish', async () => (await first.getAttribute('data-status')) === 'done' || undefined, 90_000);
+    await waitFor('the first answer to finish', async () => ((await first.getAttribute('data-status')) === 'done' && (await first.getAttribute('aria-busy')) === 'false') || undefined, 90_000);
     // The palette's command shows the picker while the focus may still be on its way back to the
     // panel's webview (it was there before the palette opened): the picker must not close on it.
     await runCommand(page, 'Application Query: Query Application');

@@ -126,7 +126,7 @@ describe(`The walkthrough (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, functio
     await typeInQuickInput(page, 'What does the walkthrough do?');
     const panel = await surfaceFrame(page, 'panel');
     const answer = panel.locator('[data-role="assistant"]').last();
-    await waitFor('the answer to finish', async () => (await answer.getAttribute('data-status', { timeout: 1000 }).catch(() => null)) === 'done' || undefined, 60_000, 100);
+    await waitFor('the answer to finish and be rendered', async () => ((await answer.getAttribute('data-status', { timeout: 1000 }).catch(() => null)) === 'done' && (await answer.getAttribute('aria-busy', { timeout: 1000 }).catch(() => null)) === 'false') || undefined, 60_000, 100);
     assert.match((await answer.locator('.aq-answer').textContent()) ?? '', /What does the walkthrough do\?/, 'echo answers with the question it was sent');
     const sent = service.requests.slice(before).filter((r) => r.method === 'POST' && r.path === '/api/applications/echo/query');
     assert.equal(sent.length, 1, 'one query reached the service');
