@@ -92,7 +92,25 @@ export class IncrementalRenderer implements FrameClient {
     references: () => this.references(),
     usesReferences: (source, render) => this.users.push({ squashed: squash(source), render }),
     renderBlocks: (source) => this.renderFinished(source),
+    renderKept: (source, render) => this.renderKept(source, render),
   };
+
+  /** See BlockContext.renderKept: the one place rendered text is kept current with the definitions. */
+  private renderKept(source: string, render: () => ChildNode[]): ChildNode[] {
+    let nodes = render();
+    if (source.includes('[')) {
+      this.users.push({
+        squashed: squash(source),
+        render: () => {
+          const again = render();
+          nodes[0]?.before(...again);
+          for (const node of nodes) node.remove();
+          nodes = again;
+        },
+      });
+    }
+    return nodes;
+  }
 
   constructor(private readonly container: HTMLElement, private readonly options: RendererOptions = {}) {}
 
@@ -267,18 +285,8 @@ export class IncrementalRenderer implements FrameClient {
   /** Renders finished blocks into sanitized nodes, learning their definitions. */
   private renderFinished(source: string): DocumentFragment {
     if (source.includes(']:')) parseBlocks(source, { references: this.finishedRefs });
-    const render = (): DocumentFragment => sanitizeToNodes(renderMarkup(source, { references: this.references() }));
-    const fragment = render();
-    if (source.includes('[')) {
-      let nodes = [...fragment.childNodes];
-      this.context.usesReferences(source, () => {
-        const again = render();
-        const next = [...again.childNodes];
-        nodes[0]?.before(again);
-        for (const node of nodes) node.remove();
-        nodes = next;
-      });
-    }
+    const fragment = document.createDocumentFragment();
+    fragment.append(...this.renderKept(source, () => [...sanitizeToNodes(renderMarkup(source, { references: this.references() })).childNodes]));
     return fragment;
   }
 

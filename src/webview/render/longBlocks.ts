@@ -15,6 +15,11 @@ export interface BlockContext {
   references(): References;
   /** Rendered text that uses `[…]` may change when a definition comes: `render` renders it again. */
   usesReferences(source: string, render: (references: References) => void): void;
+  /**
+   * The nodes `render` makes of `source`; if the text may use a definition, a definition that
+   * comes later replaces them in place with what `render` makes then.
+   */
+  renderKept(source: string, render: () => ChildNode[]): ChildNode[];
   /** Renders whole blocks of Markdown into sanitized nodes (and learns their definitions). */
   renderBlocks(source: string): DocumentFragment;
 }
@@ -399,19 +404,11 @@ class TableStream implements LongBlock {
       const html = md.render(this.head + source, { references: this.context.references() });
       return childrenAfterFirstBreak(sanitizeToNodes(html).querySelector('table > tbody'));
     };
-    let nodes = render();
+    const nodes = this.context.renderKept(source, render);
     this.rows += nodes.filter((node) => node.nodeType === Node.ELEMENT_NODE).length;
     // As a one-shot render marks it (markdown.ts): from then on, its rows are laid out one by one.
     if (this.rows >= LONG_TABLE_ROWS) this.table.classList.add('aq-table-long');
     this.raw.node.before(...nodes);
-    if (source.includes('[')) {
-      this.context.usesReferences(source, () => {
-        const again = render();
-        nodes[0]?.before(...again);
-        for (const node of nodes) node.remove();
-        nodes = again;
-      });
-    }
   }
 }
 
@@ -524,7 +521,7 @@ class ParagraphStream implements LongBlock {
     } else {
       for (const run of [...this.element.children].slice(0, -1)) block.append(...run.childNodes);
     }
-    block.append(this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
+    block.append(...this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
     this.element.replaceWith(block);
     this.element = block;
     this.nodes[0] = block;
@@ -593,7 +590,7 @@ class ParagraphStream implements LongBlock {
     for (const cut of cuts) {
       if (cut >= RUN_LEAST && closedInline(region.slice(0, cut))) {
         const run = document.createElement('div');
-        run.append(this.renderInline(region.slice(0, cut)));
+        run.append(...this.renderInline(region.slice(0, cut)));
         this.element.lastElementChild?.before(run);
         this.rendered += cut;
         this.tail = this.tail.slice(cut);
@@ -605,20 +602,8 @@ class ParagraphStream implements LongBlock {
   }
 
   /** Sanitized nodes of inline text as it renders in this paragraph (rendered again when a definition it may use comes). */
-  private renderInline(source: string): DocumentFragment {
-    const render = (): DocumentFragment => sanitizeInside(md.renderInline(source, { references: this.context.references() }), ['p']);
-    const fragment = render();
-    if (source.includes('[')) {
-      let nodes = [...fragment.childNodes];
-      this.context.usesReferences(source, () => {
-        const again = render();
-        const next = [...again.childNodes];
-        nodes[0]?.before(again);
-        for (const node of nodes) node.remove();
-        nodes = next;
-      });
-    }
-    return fragment;
+  private renderInline(source: string): ChildNode[] {
+    return this.context.renderKept(source, () => [...sanitizeInside(md.renderInline(source, { references: this.context.references() }), ['p']).childNodes]);
   }
 }
 
