@@ -50,7 +50,10 @@ export function activate(context: vscode.ExtensionContext): void {
 /** Composition root: builds the parts and registers each feature. No logic lives here. */
 export function compose(context: vscode.ExtensionContext): ExtensionParts {
   const settings = new Settings();
-  const keys = new KeyStore(context.secrets);
+  const keys = new KeyStore(context.secrets, () => {
+    const base = settings.baseUrl();
+    return base.ok ? base.normalized : undefined;
+  });
   const log = new Log(() => keys.knownSecrets());
   const registry = new QueryRegistry();
   const current = new CurrentApplication(context.globalState, settings);

@@ -74,15 +74,16 @@ export function parseKeySlot(name: string): KeyRef | undefined {
 
 /**
  * The key stored for `ref`, moving an earlier version's origin-keyed key into `ref`'s slot first
- * (and emptying the old slot) when `ref` has none. Callers run one at a time per store, so two base
- * URLs on one origin cannot both take the same old key.
+ * (and emptying the old slot) when `ref` has none and `mayMove()` says so when the old slot is
+ * read. Callers run one at a time per store, so two base URLs on one origin cannot both take the
+ * same old key.
  */
-export async function readKey(slots: SecretSlots, ref: KeyRef): Promise<string | undefined> {
+export async function readKey(slots: SecretSlots, ref: KeyRef, mayMove: () => boolean = () => true): Promise<string | undefined> {
   const key = await slots.get(keySlot(ref));
   if (key !== undefined && key !== '') return key;
   const legacy = legacyKeySlot(ref);
   const old = await slots.get(legacy);
-  if (old === undefined || old === '') return undefined;
+  if (old === undefined || old === '' || !mayMove()) return undefined;
   await slots.store(keySlot(ref), old);
   await slots.delete(legacy);
   return old;

@@ -13,6 +13,7 @@ import { QueryRegistry } from '../../src/host/query/registry';
 import { QueryRunner } from '../../src/host/query/runner';
 import { ApplicationModelProvider } from '../../src/host/vscodeChat/provider';
 import { hooks, received, serviceKeys, serviceUrl, waitFor } from './hooks';
+import { MemoryMemento, MemorySecrets } from './memoryStores';
 
 const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('applicationQuery');
 
@@ -201,37 +202,3 @@ describe('Environments in History, Replay, Diagnose and the Chat models', () => 
   });
 });
 
-/** SecretStorage in memory: the provider below runs beside the extension, with keys of its own. */
-class MemorySecrets implements vscode.SecretStorage {
-  private readonly values = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
-  readonly onDidChange = this.changed.event;
-  get(key: string): Thenable<string | undefined> {
-    return Promise.resolve(this.values.get(key));
-  }
-  store(key: string, value: string): Thenable<void> {
-    this.values.set(key, value);
-    this.changed.fire({ key });
-    return Promise.resolve();
-  }
-  delete(key: string): Thenable<void> {
-    this.values.delete(key);
-    this.changed.fire({ key });
-    return Promise.resolve();
-  }
-}
-
-/** A Memento in memory (the current application). */
-class MemoryMemento implements vscode.Memento {
-  private readonly values = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.values.keys()];
-  }
-  get<T>(key: string, defaultValue?: T): T | undefined {
-    return this.values.has(key) ? (this.values.get(key) as T) : defaultValue;
-  }
-  update(key: string, value: unknown): Thenable<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-}

@@ -17,6 +17,7 @@ import { QueryRegistry } from '../../src/host/query/registry';
 import { QueryRunner } from '../../src/host/query/runner';
 import { KeyStore } from '../../src/host/platform/keyStore';
 import { EXTENSION_ID, hooks, received, serviceKeys, waitFor } from './hooks';
+import { MemoryMemento, MemorySecrets } from './memoryStores';
 
 const VENDOR = 'application-query';
 const TOOL = 'applicationQuery_askApplication';
@@ -234,39 +235,6 @@ describe("VS Code's Chat: the askApplication tool", function () {
     assert.ok(!text.includes(keys['fail-500']));
   });
 });
-
-/** SecretStorage in memory: the parts below run beside the extension, with keys of their own. */
-class MemorySecrets implements vscode.SecretStorage {
-  private readonly values = new Map<string, string>();
-  private readonly changed = new vscode.EventEmitter<vscode.SecretStorageChangeEvent>();
-  readonly onDidChange = this.changed.event;
-  get(key: string): Thenable<string | undefined> {
-    return Promise.resolve(this.values.get(key));
-  }
-  store(key: string, value: string): Thenable<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-  delete(key: string): Thenable<void> {
-    this.values.delete(key);
-    return Promise.resolve();
-  }
-}
-
-/** A Memento in memory (the current application). */
-class MemoryMemento implements vscode.Memento {
-  private readonly values = new Map<string, unknown>();
-  keys(): readonly string[] {
-    return [...this.values.keys()];
-  }
-  get<T>(key: string, defaultValue?: T): T | undefined {
-    return this.values.has(key) ? (this.values.get(key) as T) : defaultValue;
-  }
-  update(key: string, value: unknown): Thenable<void> {
-    this.values.set(key, value);
-    return Promise.resolve();
-  }
-}
 
 /** The Chat parts' dependencies, built as the extension builds them, with keys for `ids` stored. */
 async function chatDeps(ids: readonly string[]): Promise<LanguageModelDeps & vscode.Disposable> {

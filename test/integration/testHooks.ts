@@ -17,7 +17,7 @@ export interface TestHooks {
   setApiKey(applicationId: string, key: string): Promise<void>;
   hasApiKey(applicationId: string): Promise<boolean>;
   removeApiKey(applicationId: string): Promise<void>;
-  /** Stores a key the way versions before per-base-URL keys did: for the current base URL's origin. */
+  /** Stores a key the way versions before per-base-URL keys did: for the current base URL's origin; resolves once this window has noticed the change. */
   storeOriginKey(applicationId: string, key: string): Promise<void>;
   runQuery(input: QueryInput, signal?: AbortSignal): Promise<{ text: string; outcome: QueryOutcome; statuses: number[] }>;
   /**
@@ -145,7 +145,19 @@ function testHooks({ settings, keys, runner, channel, current, log, queryTesting
     setApiKey: (id, key) => keys.set(ref(id), key),
     hasApiKey: (id) => keys.has(ref(id)),
     removeApiKey: (id) => keys.delete(ref(id)),
-    storeOriginKey: async (id, key) => context.secrets.store(legacyKeySlot(ref(id)), key),
+    storeOriginKey: async (id, key) => {
+      // As an earlier version (or another window) would: straight into SecretStorage, noticed through its change event.
+      const slot = legacyKeySlot(ref(id));
+      const noticed = new Promise<void>((resolve) => {
+        const listener = context.secrets.onDidChange((e) => {
+          if (e.key !== slot) return;
+          listener.dispose();
+          resolve();
+        });
+      });
+      await context.secrets.store(slot, key);
+      await noticed;
+    },
     runQuery: async (input, signal) => {
       let text = '';
       const statuses: number[] = [];
