@@ -7,6 +7,7 @@
  */
 import { CodeChunks } from './code';
 import { completeLength, lineStarts, parseBlocks, type Token } from './blockCuts';
+import { LONG_PARAGRAPH, runEnd } from './runCuts';
 import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
 
 /** What a long block needs from the answer it is part of. */
@@ -39,10 +40,6 @@ export interface LongBlock {
 
 /** An open item, row or run longer than this shows as plain text until it is final. */
 const OPEN_PART_LIMIT = 16 * 1024;
-/** A paragraph's words are rendered in runs of at least this many code units. */
-const RUN_LEAST = 2 * 1024;
-/** A paragraph whose words find no safe end of a run within this shows the rest as plain text until it ends. */
-const RUN_MOST = 32 * 1024;
 
 const BLANK = /^[ \t]*$/;
 /** A line that can only be a paragraph's, whatever follows on it: up to three spaces, then a letter. */
@@ -412,42 +409,25 @@ class TableStream implements LongBlock {
   }
 }
 
-/** Characters that, left over as text after an inline parse, could still pair with text after them. */
-const OPEN_MARKS = /[*_~`]/;
-
 /**
- * Whether inline `text` renders alone exactly as it does followed by more text: nothing in it is
- * left open. An emphasis, strikethrough or backtick mark left as text could pair with a later one,
- * and so could a `[` whose `]` has not come (a `[label]` without its definition yet is closed: a
- * definition renders the run again, see BlockContext.usesReferences).
- */
-function closedInline(text: string): boolean {
-  let open = 0;
-  for (const token of md.parseInline(text, {})[0]?.children ?? []) {
-    if (token.type !== 'text') continue;
-    if (OPEN_MARKS.test(token.content)) return false;
-    for (const [bracket] of token.content.matchAll(/[[\]]/g)) open = bracket === '[' ? open + 1 : Math.max(0, open - 1);
-  }
-  return open === 0;
-}
-
-/**
- * A top-level paragraph: its words are rendered in runs, each once, ending where nothing is left
- * open (no emphasis, link or code span goes on past the end of a run), the rest shown as plain
- * text; if no run ends within RUN_MOST, the rest stays plain until the paragraph ends. A line
- * after its first is part of it once a parse of that line after a paragraph's says so (a setext
- * underline turns it into a heading; a table, list, heading or fence ends it). The line still
- * being written is taken as the paragraph's while it has no `|`: should it turn out to be a
- * table's header after all, the paragraph is rendered again whole.
+ * A top-level paragraph: its words are rendered in runs (runCuts.ts), each once, the rest shown as
+ * plain text; a run ends where the same cut of the whole paragraph would end it. A line after its
+ * first is part of it once a parse of that line after a paragraph's says so (a setext underline
+ * turns it into a heading; a table, list, heading or fence ends it). The line still being written
+ * is taken as the paragraph's while it has no `|`: should it turn out to be a table's header
+ * after all, the paragraph is rendered again. A paragraph that ends shorter than LONG_PARAGRAPH
+ * is rendered again whole, as one without runs.
  */
 class ParagraphStream implements LongBlock {
   readonly nodes: ChildNode[];
   private element: Element;
   private readonly raw = new RawText();
+  /** The text not rendered yet, shown as it came: the last run while the paragraph streams. */
+  private readonly rawRun = document.createElement('span');
   private started = false;
   /**
-   * The paragraph's text (its leading spaces left out), and two ends of it that a frame reads: the
-   * text not rendered yet, and the text from the line still to be checked. Each frame touches
+   * The paragraph's text (its leading whitespace left out), and two ends of it that a frame reads:
+   * the text not rendered yet, and the text from the line still to be checked. Each frame touches
    * only those, never the whole paragraph (which a slice would copy).
    */
   private text = '';
@@ -461,21 +441,16 @@ class ParagraphStream implements LongBlock {
   /** Where the last line starts, and the last `|` (-1: none). */
   private lineStart = 0;
   private lastBar = -1;
-  /** Once the paragraph has ended: where its text ends, its heading level (0: a paragraph), and the text after it. */
+  /** Once the paragraph has ended: where its inline text ends, its heading level (0: a paragraph), and the text after it. */
   private end: number | undefined;
   private heading = 0;
   private rest = '';
-  private plain = false;
 
   constructor(private readonly context: BlockContext) {
-    // While it streams, each run is a block of its own, so that the browser lays out a frame's new
-    // words, not the whole paragraph again; at its end the runs' nodes move into one `p`.
-    this.element = document.createElement('div');
-    this.element.className = 'aq-paragraph-runs';
-    const raw = document.createElement('div');
-    raw.className = 'aq-raw';
-    raw.append(this.raw.node);
-    this.element.append(raw);
+    this.element = document.createElement('p');
+    this.rawRun.className = 'aq-run aq-raw';
+    this.rawRun.append(this.raw.node);
+    this.element.append(this.rawRun);
     this.nodes = placeable(this.element);
   }
 
@@ -485,7 +460,7 @@ class ParagraphStream implements LongBlock {
       return;
     }
     if (!this.started) {
-      text = text.replace(/^[ \t]+/, '');
+      text = text.replace(/^\s+/, '');
       this.started = text !== '';
     }
     const line = text.lastIndexOf('\n');
@@ -500,31 +475,33 @@ class ParagraphStream implements LongBlock {
 
   advance(complete: boolean, deadline: number): string | undefined {
     if (this.end === undefined) this.findEnd(complete);
-    const limit = this.end ?? this.settled;
-    while (!this.plain && limit - this.rendered >= RUN_LEAST && performance.now() < deadline) {
-      if (!this.renderRun(limit)) break;
-    }
-    if (this.end === undefined) {
-      this.raw.show(this.tail);
-      return undefined;
-    }
     if (this.end === 0) {
       // Not a paragraph after all (its first line is a table's header): the answer takes the text back.
       for (const node of this.nodes) node.remove();
       this.nodes.length = 0;
       return this.rest;
     }
-    const block = document.createElement(this.heading > 0 ? `h${this.heading}` : 'p');
-    if (this.rendered > this.end) {
-      // Runs went past the paragraph's end (its last line turned out to start a table): all again.
-      this.tail = this.text.slice(0, this.end);
-    } else {
-      for (const run of [...this.element.children].slice(0, -1)) block.append(...run.childNodes);
+    const ended = this.end !== undefined;
+    if (this.end !== undefined && this.rendered > this.end) this.startOver();
+    if (this.end === undefined || this.end >= LONG_PARAGRAPH) {
+      const limit = this.end ?? this.settled;
+      while (this.rendered < limit && performance.now() < deadline && this.renderRun(limit, ended)) {
+        // One run a turn, until the deadline.
+      }
     }
-    block.append(...this.renderInline(this.tail.replace(/[ \t\n]+$/, '')));
-    this.element.replaceWith(block);
-    this.element = block;
-    this.nodes[0] = block;
+    if (this.end === undefined || (this.end >= LONG_PARAGRAPH && this.rendered < this.end)) {
+      this.raw.show(this.tail);
+      return undefined;
+    }
+    this.rawRun.remove();
+    if (this.end < LONG_PARAGRAPH) this.element.replaceChildren(...this.renderInline(this.text.slice(0, this.end)));
+    if (this.heading > 0) {
+      const heading = document.createElement(`h${this.heading}`);
+      heading.append(...this.element.childNodes);
+      this.element.replaceWith(heading);
+      this.element = heading;
+      this.nodes[0] = heading;
+    }
     return this.rest;
   }
 
@@ -572,36 +549,35 @@ class ParagraphStream implements LongBlock {
     }
   }
 
-  private endAt(contentEnd: number, restFrom: number): void {
-    this.end = contentEnd;
+  /** The paragraph ends: its lines end at `linesEnd` (its inline text, as markdown-it trims it, a little before), the text after it starts at `restFrom`. */
+  private endAt(linesEnd: number, restFrom: number): void {
+    let end = linesEnd;
+    while (end > 0 && /\s/.test(this.text[end - 1])) end--;
+    this.end = end;
     this.rest = this.unchecked.slice(restFrom - this.checkFrom) + this.rest;
-    if (contentEnd >= this.rendered) this.tail = this.tail.slice(0, contentEnd - this.rendered);
+    if (end >= this.rendered) this.tail = this.tail.slice(0, end - this.rendered);
   }
 
-  /** Renders the next run of words up to `limit`, if one ends safely there; false when none does yet. */
-  private renderRun(limit: number): boolean {
-    const region = this.tail.slice(0, limit - this.rendered);
-    // A run ends where a word starts: at the last sentence's start if it can, else at the last word's.
-    const cuts = new Set<number>();
-    const sentence = /[.!?]\s+(?=\S[^.!?]*$)/.exec(region);
-    if (sentence !== null) cuts.add(sentence.index + sentence[0].length);
-    const word = /\s+(?=\S+$)/.exec(region);
-    if (word !== null) cuts.add(word.index + word[0].length);
-    for (const cut of cuts) {
-      if (cut >= RUN_LEAST && closedInline(region.slice(0, cut))) {
-        const run = document.createElement('div');
-        run.append(...this.renderInline(region.slice(0, cut)));
-        this.element.lastElementChild?.before(run);
-        this.rendered += cut;
-        this.tail = this.tail.slice(cut);
-        return true;
-      }
-    }
-    if (region.length > RUN_MOST) this.plain = true;
-    return false;
+  /** Runs went past the paragraph's end (its last line turned out to start a table): all of it again. */
+  private startOver(): void {
+    for (const node of [...this.element.childNodes]) if (node !== this.rawRun) node.remove();
+    this.rendered = 0;
+    this.tail = this.text.slice(0, this.end);
   }
 
-  /** Sanitized nodes of inline text as it renders in this paragraph (rendered again when a definition it may use comes). */
+  /** Renders the next run up to `limit`, if its end is known yet; false when it is not. */
+  private renderRun(limit: number, ended: boolean): boolean {
+    const end = runEnd(this.tail, 0, limit - this.rendered, ended);
+    if (end === 'later') return false;
+    const cut = end === 'rest' ? limit - this.rendered : end;
+    const source = this.tail.slice(0, cut);
+    this.rawRun.before(...this.context.renderKept(source, () => [...sanitizeInside(`<span class="aq-run">${md.renderInline(source, { references: this.context.references() })}</span>`, ['p']).childNodes]));
+    this.rendered += cut;
+    this.tail = this.tail.slice(cut);
+    return true;
+  }
+
+  /** Sanitized nodes of the paragraph's whole inline text (rendered again when a definition it may use comes). */
   private renderInline(source: string): ChildNode[] {
     return this.context.renderKept(source, () => [...sanitizeInside(md.renderInline(source, { references: this.context.references() }), ['p']).childNodes]);
   }

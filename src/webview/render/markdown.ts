@@ -8,6 +8,7 @@ import DOMPurify from 'dompurify';
 import type MarkdownIt from 'markdown-it';
 import { createMarkdown } from '../../shared/answer/blocks';
 import { codeLanguage, escapeHtml, highlightCode } from './code';
+import { LONG_PARAGRAPH, runEnds } from './runCuts';
 
 /** One markdown-it token. */
 export type Token = MarkdownIt.Token;
@@ -106,6 +107,36 @@ md.core.ruler.push('aq_long_tables', (state) => {
     }
   }
 });
+
+// A long paragraph (or heading) is rendered in runs, each a block of its own inside it (runCuts.ts):
+// the browser then lays out a run's lines at a time, not the whole paragraph's at once.
+md.core.ruler.before('inline', 'aq_long_paragraphs', (state) => {
+  const tokens: Token[] = [];
+  state.tokens.forEach((token, i) => {
+    const opener = state.tokens[i - 1]?.type;
+    if (token.type !== 'inline' || token.content.length < LONG_PARAGRAPH || (opener !== 'paragraph_open' && opener !== 'heading_open')) {
+      tokens.push(token);
+      return;
+    }
+    let from = 0;
+    for (const end of runEnds(token.content)) {
+      const open = new state.Token('aq_run_open', 'span', 1);
+      const run = new state.Token('inline', '', 0);
+      const close = new state.Token('aq_run_close', 'span', -1);
+      // Hidden: the paragraph's tag and its first run stay on one line, as in the streamed paragraph.
+      open.hidden = close.hidden = true;
+      run.content = token.content.slice(from, end);
+      run.map = token.map;
+      run.level = token.level;
+      run.children = [];
+      tokens.push(open, run, close);
+      from = end;
+    }
+  });
+  state.tokens = tokens;
+});
+md.renderer.rules.aq_run_open = () => '<span class="aq-run">';
+md.renderer.rules.aq_run_close = () => '</span>';
 
 const PURIFY_CONFIG = {
   ALLOWED_TAGS: ['a', 'blockquote', 'br', 'code', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'img', 'li', 'ol', 'p', 'pre', 's', 'strong', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul', 'div', 'span', 'button'],
