@@ -1,7 +1,9 @@
-// Bounds on what a repository's query files can cost (`npm run bench bounds`): a `matches` regex
-// on a hostile answer, and the parser on hostile files of 512 KiB and 1 MiB. Each shape runs at 1×
-// and 2× its size; linear work takes about twice as long at 2×.
+// Bounds on what outside text can cost (`npm run bench bounds`): a `matches` regex on a hostile
+// answer, the query file parser on hostile files of 512 KiB and 1 MiB, and the cut of a long
+// paragraph into runs (the answer renderer's) on answers that make it try hardest. Each shape runs
+// at 1× and 2× its size; linear work takes about twice as long at 2×.
 import { checkExpectations, parseExpectation, parseQueryFile, type Expectation } from '../src/shared/queryFile';
+import { runEnds } from '../src/webview/render/runCuts';
 import type { BenchRow } from './core';
 
 const KiB = 1024;
@@ -82,7 +84,27 @@ function parseRows(): BenchRow[] {
   return rows;
 }
 
+/** One paragraph of answer text each, in shapes that make the cut into runs work hardest per byte. */
+const PARAGRAPH_SHAPES: readonly (readonly [string, (size: number) => string])[] = [
+  ['sentences with emphasis and code spans', (size) => 'Some **bold** words and `code` in a sentence. '.repeat(size / 47)],
+  // A `*` left as text in every sentence: every run is tried at each step (a parse of up to 16 KiB each time), then cut anyway.
+  ['a `*` left as text in every sentence', (size) => 'Two * three is six. '.repeat(size / 20)],
+  ['one word without a space', (size) => 'x'.repeat(size)],
+];
+
+function paragraphRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const [shape, make] of PARAGRAPH_SHAPES) {
+    const times = ([MiB, 2 * MiB] as const).map((size) => {
+      const text = make(size);
+      return cpuMs(() => void runEnds(text));
+    });
+    rows.push(...growthRows(`a long paragraph cut into runs: ${shape}`, ['1 MiB', '2 MiB'], [times[0], times[1]]));
+  }
+  return rows;
+}
+
 /** The rows of the section. */
 export function runBoundsBench(): Promise<BenchRow[]> {
-  return Promise.resolve([...regexRows(), ...parseRows()]);
+  return Promise.resolve([...regexRows(), ...parseRows(), ...paragraphRows()]);
 }

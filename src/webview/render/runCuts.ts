@@ -15,7 +15,7 @@ const STEP = 4 * 1024;
 /** How far past a step a sentence or word start is looked for. */
 const LOOK = 1024;
 /** Steps tried for a run that leaves no emphasis, link or code span open; past the last, the run ends anyway. */
-const STEPS = 8;
+const STEPS = 4;
 
 const inline = createMarkdown();
 /** Characters that, left over as text after an inline parse, could still pair with text after them. */

@@ -67,7 +67,7 @@ describe('A long paragraph cut into runs', () => {
       const ends = runEnds(text);
       let from = 0;
       for (const end of ends) {
-        assert.ok(end - from <= 8 * 4096 + 1024 + 1, `a run of ${end - from}`);
+        assert.ok(end - from <= 4 * 4096 + 1024 + 1, `a run of ${end - from}`);
         assert.ok(!/[\ud800-\udbff]$/.test(text.slice(from, end)), 'no run ends inside a surrogate pair');
         from = end;
       }
