@@ -300,16 +300,15 @@ export class Transcript {
 /**
  * When the view's follows of three frames in a row each moved it by more than a screen, the text
  * comes faster than anyone reads it: the view follows it at most this often (a lone answer at
- * 1 MiB/s grows by dozens of screens a second). Between those follows the browser neither lays out
- * nor paints the new text below the view (groups and chunks off screen are skipped, see
- * webview.css); following every frame made it lay out and paint a whole screen of new text in
- * every frame.
+ * 1 MiB/s grows by dozens of screens a second). Between those follows the browser paints nothing
+ * of the new text below the view; following every frame made it paint a whole screen of new text
+ * in every frame.
  */
 const FLOOD_FOLLOW_MS = 100;
 
 /**
  * Keeps a scroll container at the bottom while content grows, unless the user scrolled up. The
- * view follows a frame after the text is rendered (see the frame loop in render/pacer.ts), so the
+ * view follows a frame after the text is rendered (see the frame loop in render/frames.ts), so the
  * text may have grown again by the time the scroll that followed it is reported: only a move up,
  * away from where the view was put, lets go; reaching the bottom again holds on. Text that comes
  * slower than a screen between two follows is followed at once; once the follows of three frames

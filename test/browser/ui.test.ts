@@ -427,12 +427,12 @@ describe('webview UI in Chromium', function () {
       assert.equal(result.fromEnd, 0, 'the view followed the new turns to the end');
     });
 
-    it('reaches the very end of an answer whose last chunks take their real height after its last render (a long paragraph in a narrow view)', async () => {
+    it('reaches the very end of an answer whose last runs take their real height after its last render (a long paragraph in a narrow view)', async () => {
       page = await chatAnswering();
       const result = await page.evaluate(async () => {
         const scroller = document.querySelector('.aq-transcript') as HTMLElement;
         const frame = (): Promise<void> => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-        // About 200 KiB of one paragraph: chunks of 8 KiB, each estimated at 90em until laid out, taller in this 420 px view.
+        // About 200 KiB of one paragraph in this 420 px view: its runs (blocks of a few KiB each) are laid out as they come.
         const words = Array.from({ length: 30000 }, (_, i) => `word${i % 89}`).join(' ');
         window.postMessage({ type: 'append', turnId: 'a1', text: words }, '*');
         window.postMessage({ type: 'turnEnd', turnId: 'a1', status: 'done' }, '*');
