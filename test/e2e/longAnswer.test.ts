@@ -69,7 +69,7 @@ describe(`A long answer at full speed end to end (VS Code ${VSCODE_VERSION_OF[e2
     if ((await fold.count()) > 0) {
       // Text that flooded in far ahead of the page folded unrendered: the fold says how much, and
       // shown, it brings the answer back from its start, a few blocks each frame, in order.
-      assert.match((await fold.textContent()) ?? '', /folded \(\d+(\.\d+)? MiB of text\)/);
+      assert.match((await fold.textContent()) ?? '', /folded \(\d+(\.\d+)? [KM]iB of text\)/);
       await fold.locator('button[data-action="show-folded"]').click();
       await waitFor('the start of the answer to come back', async () => (await sectionsShown())[0] === 1 || undefined, 60_000, 500);
       const back = await sectionsShown();
