@@ -58,16 +58,52 @@ function childrenAfterFirstBreak(parent: Element | null | undefined): ChildNode[
   return nodes;
 }
 
-/** Text shown as it is until it can be rendered: one node, appended to as text comes. */
+/** Text not rendered yet is shown in blocks of at most this many characters (see RawText). */
+const RAW_CHUNK = 16 * 1024;
+
+/**
+ * Text shown as it came until it can be rendered, appended to as text comes. A browser lays out
+ * one run of text in time that grows faster than the text (see runCuts.ts), and text waits here
+ * long when the page falls behind (four answers at once in Compare), so it is kept in blocks of
+ * RAW_CHUNK characters: new text costs the layout of the last block only.
+ */
 class RawText {
-  readonly node = document.createTextNode('');
+  readonly node = document.createElement('span');
+  private shown = '';
+  private last: Text | undefined;
+
+  constructor() {
+    this.node.className = 'aq-raw-text';
+  }
 
   show(text: string): void {
-    const shown = this.node.data;
-    if (text.startsWith(shown)) {
-      if (text.length > shown.length) this.node.appendData(text.slice(shown.length));
-    } else if (text !== shown) {
-      this.node.data = text;
+    if (text.startsWith(this.shown)) {
+      if (text.length > this.shown.length) this.append(text.slice(this.shown.length));
+    } else {
+      this.node.replaceChildren();
+      this.shown = '';
+      this.last = undefined;
+      this.append(text);
+    }
+  }
+
+  append(text: string): void {
+    this.shown += text;
+    let at = 0;
+    while (at < text.length) {
+      if (this.last === undefined || this.last.length >= RAW_CHUNK) {
+        const chunk = document.createElement('span');
+        chunk.className = 'aq-raw-chunk';
+        this.last = document.createTextNode('');
+        chunk.append(this.last);
+        this.node.append(chunk);
+      }
+      let end = Math.min(text.length, at + RAW_CHUNK - this.last.length);
+      // Never between the halves of a surrogate pair.
+      const code = text.charCodeAt(end - 1);
+      if (end < text.length && code >= 0xd800 && code <= 0xdbff) end++;
+      this.last.appendData(text.slice(at, end));
+      at = end;
     }
   }
 }
@@ -605,7 +641,7 @@ class RawStream implements LongBlock {
   push(text: string): void {
     this.text += text;
     this.recent += text;
-    this.raw.node.appendData(text);
+    this.raw.append(text);
   }
 
   advance(complete: boolean): string | undefined {
