@@ -76,6 +76,7 @@ class RawText {
     this.node.className = 'aq-raw-text';
   }
 
+  /** Shows `text`: what was shown and more, or else all again (callers `drop` what they render first). */
   show(text: string): void {
     if (text.startsWith(this.shown)) {
       if (text.length > this.shown.length) this.append(text.slice(this.shown.length));
@@ -85,6 +86,24 @@ class RawText {
       this.last = undefined;
       this.append(text);
     }
+  }
+
+  /** The first `count` characters shown were rendered: they go, touching only the first blocks. */
+  drop(count: number): void {
+    this.shown = this.shown.slice(count);
+    let left = count;
+    while (left > 0) {
+      const chunk = this.node.firstChild;
+      const text = chunk?.firstChild;
+      if (chunk === null || !(text instanceof Text)) break;
+      if (text.length > left) {
+        text.deleteData(0, left);
+        break;
+      }
+      left -= text.length;
+      chunk.remove();
+    }
+    if (this.node.firstChild === null) this.last = undefined;
   }
 
   append(text: string): void {
@@ -206,7 +225,9 @@ class CodeStream implements LongBlock {
   advance(complete: boolean, deadline: number): string | undefined {
     if (this.rest === undefined) this.takeLines(complete);
     const ended = this.rest !== undefined || complete;
+    const waiting = this.chunks.pending.length;
     const html = this.chunks.take(ended, deadline);
+    this.pending.drop(waiting - this.chunks.pending.length);
     if (html !== '') this.pending.node.before(sanitizeInside(html, ['pre', 'code']));
     // The line still being written shows too (it may yet turn out to close the fence).
     this.pending.show(this.chunks.pending + (this.rest === undefined ? unindent(this.text, this.indent) : ''));
@@ -427,6 +448,7 @@ class TableStream implements LongBlock {
         return this.rest;
       }
       this.text = this.text.slice(rowsEnd);
+      this.raw.drop(rowsEnd);
     }
     this.raw.show(this.text);
     return undefined;
@@ -610,6 +632,7 @@ class ParagraphStream implements LongBlock {
     this.rawRun.before(...this.context.renderKept(source, () => [...sanitizeInside(`<span class="aq-run">${md.renderInline(source, { references: this.context.references() })}</span>`, ['p']).childNodes]));
     this.rendered += cut;
     this.tail = this.tail.slice(cut);
+    this.raw.drop(cut);
     return true;
   }
 
