@@ -299,10 +299,9 @@ export class Transcript {
 
 /**
  * When the view's follows of three frames in a row each moved it by more than a screen, the text
- * comes faster than anyone reads it: the view follows it at most this often (a lone answer at
- * 1 MiB/s grows by dozens of screens a second). Between those follows the browser paints nothing
- * of the new text below the view; following every frame made it paint a whole screen of new text
- * in every frame.
+ * comes faster than anyone reads it: the view follows it at most this often. Between those
+ * follows the browser paints nothing of the new text below the view; following every frame made
+ * it paint a whole screen of new text in every frame.
  */
 const FLOOD_FOLLOW_MS = 100;
 

@@ -168,6 +168,47 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.deepEqual(missing, []);
   });
 
+  it('text not rendered yet shows once, in order, in blocks of at most 16 Ki characters while four long code blocks or paragraphs share the page\'s frames (as in Compare)', async () => {
+    const code = Array.from({ length: 20_000 }, (_, i) => `const value${i} = compute(${i}); // step ${i}`).join('\n') + '\n';
+    const words = Array.from({ length: 100_000 }, (_, i) => `word${i}`).join(' ');
+    const cases: Record<string, { text: string; shown: string; selector: string }> = {
+      code: { text: '```\n' + code + '```\n', shown: code, selector: 'pre > code' },
+      paragraph: { text: words + '\n', shown: words, selector: 'p' },
+    };
+    for (const [name, { text, shown, selector }] of Object.entries(cases)) {
+      const result = await page.evaluate(
+        async ({ text, shown, selector }) => {
+          const outs = Array.from({ length: 4 }, () => document.body.appendChild(document.createElement('div')));
+          const renderers = outs.map((out) => new window.AQ.IncrementalRenderer(out));
+          const problems: string[] = [];
+          let frames = 0;
+          let mostWaiting = 0;
+          for (let at = 0; !renderers.every((renderer) => renderer.done) && frames < 5000; at += 64 * 1024) {
+            for (const renderer of renderers) {
+              if (at < text.length) renderer.append(text.slice(at, at + 64 * 1024));
+              if (at + 64 * 1024 >= text.length && at < text.length) renderer.finish();
+            }
+            await new Promise((resolve) => requestAnimationFrame(resolve));
+            frames++;
+            for (const out of outs) {
+              const chunks = [...out.querySelectorAll('.aq-raw-chunk')].map((chunk) => chunk.textContent?.length ?? 0);
+              mostWaiting = Math.max(mostWaiting, chunks.reduce((sum, length) => sum + length, 0));
+              if (chunks.some((length) => length > 16 * 1024 + 1)) problems.push(`frame ${frames}: a block of ${Math.max(...chunks)} characters`);
+              const inPage = out.querySelector(selector)?.textContent ?? '';
+              if (!shown.startsWith(inPage.trimEnd())) problems.push(`frame ${frames}: the block's text is not the answer's from its start (${inPage.length} characters shown)`);
+            }
+            if (problems.length > 0) break;
+          }
+          for (const out of outs) out.remove();
+          return { problems, frames, mostWaiting, done: renderers.every((renderer) => renderer.done) };
+        },
+        { text, shown, selector },
+      );
+      assert.deepEqual(result.problems, [], name);
+      assert.ok(result.done && result.mostWaiting > 0, `${name}: text waited to be rendered: ${JSON.stringify(result)}`);
+    }
+  });
+
   it('a 1.5 MiB list or table, or 448 KiB of many blocks, that arrives at once is rendered over several frames, and ends equal to a one-shot render', async () => {
     // (Many blocks past 512 Ki characters waiting would fold unrendered as a flood: see the fold's own test.)
     const big = longShapes(1536 * 1024, 5);

@@ -41,8 +41,8 @@ const FOLD_KEEP = 4 * 1024 * 1024;
  * Once this much text waits to be rendered (an answer that comes far faster than the page renders
  * it), the oldest of it folds unrendered, at block boundaries, until FLOOD_KEEP is left: the page
  * then renders the newest text, and what folded is rendered only if the reader asks for it. In
- * the workbench a page renders a many-block answer at well under 1 MiB/s while it shares the main
- * thread: more waiting than this would go on rendering for seconds after the answer ended.
+ * the workbench the page shares its main thread with the workbench and renders slower than a
+ * service can send: the text left waiting at an answer's end is what the reader waits for.
  */
 const FLOOD_AT = 512 * 1024;
 const FLOOD_KEEP = 256 * 1024;

@@ -111,6 +111,8 @@ md.core.ruler.push('aq_long_tables', (state) => {
 // A long paragraph (or heading) is rendered in runs, each a block of its own inside it (runCuts.ts):
 // the browser then lays out a run's lines at a time, not the whole paragraph's at once.
 md.core.ruler.before('inline', 'aq_long_paragraphs', (state) => {
+  // Most renders (an open block every frame) hold none: they keep their tokens as they are.
+  if (!state.tokens.some((token) => token.type === 'inline' && token.content.length >= LONG_PARAGRAPH)) return;
   const tokens: Token[] = [];
   state.tokens.forEach((token, i) => {
     const opener = state.tokens[i - 1]?.type;
