@@ -209,6 +209,46 @@ describe('renderer streams long blocks in Chromium', function () {
     }
   });
 
+  it('a long table streams into sections of 64 rows, in order, as a one-shot render makes them; rows scrolled far away are still in the page for Find and Select All', async () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => `| row${i + 1} | cell ${i} | ${'x'.repeat(i % 40)} |`).join('\n');
+    const text = `| Name | Value | Notes |\n|---|---|---|\n${rows}\n\nAfter the table.\n`;
+    const result = await page.evaluate(
+      async ({ text, pieces }) => {
+        const scroller = document.body.appendChild(document.createElement('div'));
+        scroller.style.cssText = 'height: 400px; overflow: auto';
+        const out = scroller.appendChild(document.createElement('div'));
+        out.className = 'aq-answer';
+        const renderer = new window.AQ.IncrementalRenderer(out, { onRender: () => (scroller.scrollTop = scroller.scrollHeight) });
+        let at = 0;
+        for (const size of pieces) {
+          renderer.append(text.slice(at, at + size));
+          at += size;
+          await new Promise((resolve) => requestAnimationFrame(resolve));
+        }
+        renderer.append(text.slice(at));
+        renderer.finish();
+        while (!renderer.done) await new Promise((resolve) => requestAnimationFrame(resolve));
+        const sections = [...out.querySelectorAll('table > tbody')].map((body) => [...body.querySelectorAll('tr')].map((row) => row.cells[0].textContent));
+        // The first rows are far above the view now: Find and Select All still reach them.
+        const found = (window as unknown as { find(text: string): boolean }).find('row17');
+        const selection = getSelection()!;
+        selection.selectAllChildren(out);
+        const selected = selection.toString();
+        const equal = out.innerHTML === window.AQ.renderMarkdownOnce(text);
+        const visibility = getComputedStyle(out.querySelector('tbody')!).contentVisibility;
+        scroller.remove();
+        return { sections, found, selectedFirst: /\brow1\b/.test(selected), selectedLast: /\brow1000\b/.test(selected), selectedLength: selected.length, equal, visibility };
+      },
+      { text, pieces: randomPieces(7, text.length, 2000, 20_000, 0.1) },
+    );
+    assert.ok(result.equal, 'equal to a one-shot render');
+    assert.equal(result.visibility, 'auto', 'the browser lays out a section only near the screen');
+    assert.deepEqual(result.sections.map((section) => section.length), [...Array(15).fill(64), 40], 'sections of 64 rows, the last one what is left');
+    assert.deepEqual(result.sections.flat(), Array.from({ length: 1000 }, (_, i) => `row${i + 1}`), 'every row, in order');
+    assert.ok(result.found, 'Find reaches a row far above the view');
+    assert.ok(result.selectedFirst && result.selectedLast, `Select All takes the first and the last row (${result.selectedLength} characters selected)`);
+  });
+
   it('a 1.5 MiB list or table, or 448 KiB of many blocks, that arrives at once is rendered over several frames, and ends equal to a one-shot render', async () => {
     // (Many blocks past 512 Ki characters waiting would fold unrendered as a flood: see the fold's own test.)
     const big = longShapes(1536 * 1024, 5);

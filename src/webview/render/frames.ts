@@ -8,6 +8,19 @@
 export const FRAME_BUDGET_MS = 10;
 /** The least time one answer gets in a shared frame, so that each makes progress. */
 const LEAST_SHARE_MS = 2;
+/** A frame that came this long after the one before it was slow (two frames at 60 Hz, and a little). */
+const SLOW_FRAME_MS = 40;
+
+/**
+ * The budget of the next frame. What the answers add in a frame costs the browser style and
+ * layout after it, which the budget does not see, and on a busy machine (the workbench shares the
+ * page's main thread) that can be many times the rendering itself. So the budget halves after a
+ * slow frame and grows back a millisecond a frame: the page then renders less at a time, and an
+ * answer that comes faster than that folds its start (answer.ts) instead of freezing the view.
+ */
+let budget = FRAME_BUDGET_MS;
+/** The timestamp of the last frame that asked for the next one, if this one follows it. */
+let previous: number | undefined;
 
 /** Something that renders in frames. */
 export interface FrameClient {
@@ -18,11 +31,13 @@ export interface FrameClient {
 const due = new Set<FrameClient>();
 let requested = false;
 
-function runFrame(): void {
+function runFrame(timestamp: number): void {
   requested = false;
+  if (previous !== undefined) budget = timestamp - previous > SLOW_FRAME_MS ? Math.max(LEAST_SHARE_MS, budget / 2) : Math.min(FRAME_BUDGET_MS, budget + 1);
+  previous = undefined;
   const clients = [...due];
   due.clear();
-  const deadline = performance.now() + FRAME_BUDGET_MS;
+  const deadline = performance.now() + budget;
   clients.forEach((client, index) => {
     const now = performance.now();
     // What is left of the budget, shared among those still to go (each gets at least its least share).
@@ -35,7 +50,10 @@ function runFrame(): void {
     }
     if (more) due.add(client);
   });
-  if (due.size > 0) request();
+  if (due.size > 0) {
+    previous = timestamp;
+    request();
+  }
 }
 
 function request(): void {

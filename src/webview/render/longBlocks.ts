@@ -8,7 +8,7 @@
 import { CodeChunks } from './code';
 import { completeLength, lineStarts, parseBlocks, type Token } from './blockCuts';
 import { LONG_PARAGRAPH, runEnd } from './runCuts';
-import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
+import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, TABLE_SECTION_ROWS, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
 
 /** What a long block needs from the answer it is part of. */
 export interface BlockContext {
@@ -395,15 +395,20 @@ class ListStream implements LongBlock {
   }
 }
 
-/** A table: finished rows are rendered once and stay; the row still being written shows as plain text. */
+/**
+ * A table: finished rows are rendered once and stay; the row still being written shows as plain
+ * text. A long table's rows go into sections of TABLE_SECTION_ROWS, as a one-shot render makes them.
+ */
 class TableStream implements LongBlock {
   readonly nodes: ChildNode[];
-  private readonly body: Element;
+  /** The section rows go into now. */
+  private body: Element;
   private readonly table: Element;
   /** Rows not rendered yet (from a line's start). */
   private text = '';
   private readonly raw = new RawText();
   private rows = 0;
+  private sectionRows = 0;
   private rest: string | undefined;
 
   /** `head`: the header and delimiter lines. */
@@ -426,18 +431,22 @@ class TableStream implements LongBlock {
     else this.text += text;
   }
 
-  advance(complete: boolean): string | undefined {
-    if (this.rest !== undefined) return this.rest;
-    const usable = complete ? this.text : this.text.slice(0, completeLength(this.text));
-    if (usable !== '') {
+  advance(complete: boolean, deadline: number): string | undefined {
+    for (;;) {
+      if (this.rest !== undefined) return this.rest;
+      // A window of rows at a time, however many wait (a page far behind has many).
+      const windowEnd = this.text.length > OPEN_PART_LIMIT ? completeLength(this.text.slice(0, OPEN_PART_LIMIT)) : 0;
+      const last = complete && windowEnd === 0;
+      const usable = windowEnd > 0 ? this.text.slice(0, windowEnd) : last ? this.text : this.text.slice(0, completeLength(this.text));
+      if (usable === '') break;
       const probe = this.head + usable;
       const tokens = parseBlocks(probe);
       const end = tokens[0]?.type === 'table_open' ? (tokens[0].map?.[1] ?? 2) : 2;
       const probeStarts = lineStarts(probe);
       const lines = probeStarts.length - (probe.endsWith('\n') ? 1 : 0);
       const rowsEnd = (probeStarts[end] ?? probe.length) - this.head.length;
-      if (rowsEnd > 0) this.addRows(usable.slice(0, rowsEnd));
-      if (end < lines || complete) {
+      const placed = rowsEnd > 0 ? this.addRows(usable.slice(0, rowsEnd), deadline) : 0;
+      if (placed === rowsEnd && (end < lines || last)) {
         this.rest = this.text.slice(rowsEnd);
         this.text = '';
         this.raw.node.remove();
@@ -447,23 +456,51 @@ class TableStream implements LongBlock {
         }
         return this.rest;
       }
-      this.text = this.text.slice(rowsEnd);
-      this.raw.drop(rowsEnd);
+      this.text = this.text.slice(placed);
+      this.raw.drop(placed);
+      // Rows left for the next frame, or none complete in what waits.
+      if (placed < rowsEnd || windowEnd === 0 || performance.now() >= deadline) break;
     }
     this.raw.show(this.text);
     return undefined;
   }
 
-  private addRows(source: string): void {
+  /** Renders finished rows (whole lines), a section's share at a time, until `deadline`; returns how much of `source` it placed. */
+  private addRows(source: string, deadline: number): number {
+    const starts = lineStarts(source);
+    const lines = starts.length - (source.endsWith('\n') ? 1 : 0);
+    for (let line = 0; line < lines; ) {
+      if (this.sectionRows >= TABLE_SECTION_ROWS) this.startSection();
+      const take = Math.min(lines - line, TABLE_SECTION_ROWS - this.sectionRows);
+      const end = starts[line + take] ?? source.length;
+      this.placeRows(source.slice(starts[line], end));
+      line += take;
+      if (line < lines && performance.now() >= deadline) return end;
+    }
+    return source.length;
+  }
+
+  /** Renders rows that all go into the section open now: rendered again (a definition came), they stay in it. */
+  private placeRows(source: string): void {
     const render = (): ChildNode[] => {
       const html = md.render(this.head + source, { references: this.context.references() });
       return childrenAfterFirstBreak(sanitizeToNodes(html).querySelector('table > tbody'));
     };
     const nodes = this.context.renderKept(source, render);
-    this.rows += nodes.filter((node) => node.nodeType === Node.ELEMENT_NODE).length;
+    const rows = nodes.filter((node) => node.nodeType === Node.ELEMENT_NODE).length;
+    this.rows += rows;
+    this.sectionRows += rows;
     // As a one-shot render marks it (markdown.ts): from then on, its rows are laid out one by one.
     if (this.rows >= LONG_TABLE_ROWS) this.table.classList.add('aq-table-long');
     this.raw.node.before(...nodes);
+  }
+
+  private startSection(): void {
+    const next = document.createElement('tbody');
+    next.append('\n', this.raw.node);
+    this.body.after('\n', next);
+    this.body = next;
+    this.sectionRows = 0;
   }
 }
 

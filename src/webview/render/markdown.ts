@@ -89,23 +89,37 @@ md.core.ruler.push('aq_align_classes', (state) => {
 
 /** A table with this many body rows or more is laid out row by row (see `table.aq-table-long` in webview.css). */
 export const LONG_TABLE_ROWS = 64;
+/** A long table's body rows come in `tbody` sections of this many (see `table.aq-table-long` in webview.css). */
+export const TABLE_SECTION_ROWS = 64;
 
-// A long table lays out its rows as grids of equal columns: rows streaming into it then cost the
-// browser only their own layout, not a table layout over all rows again.
+// A long table lays out its rows as grids of equal columns, in sections of TABLE_SECTION_ROWS rows
+// that the browser lays out only while they are on screen: rows streaming in then cost the browser
+// the layout of the rows in view, not a table layout over all rows again.
 md.core.ruler.push('aq_long_tables', (state) => {
+  const tokens: Token[] = [];
   let table: Token | undefined;
   let rows = 0;
   for (const token of state.tokens) {
     if (token.type === 'table_open') {
       table = token;
       rows = 0;
-    } else if (token.type === 'tr_open' && table !== undefined && ++rows === LONG_TABLE_ROWS + 1) {
+    } else if (token.type === 'tr_open' && table !== undefined) {
+      rows++;
       // The header row counts too: one more than the body's.
-      table.attrJoin('class', 'aq-table-long');
+      if (rows === LONG_TABLE_ROWS + 1) table.attrJoin('class', 'aq-table-long');
+      const body = rows - 1;
+      if (body > TABLE_SECTION_ROWS && body % TABLE_SECTION_ROWS === 1) {
+        const close = new state.Token('tbody_close', 'tbody', -1);
+        const open = new state.Token('tbody_open', 'tbody', 1);
+        close.block = open.block = true;
+        tokens.push(close, open);
+      }
     } else if (token.type === 'table_close') {
       table = undefined;
     }
+    tokens.push(token);
   }
+  state.tokens = tokens;
 });
 
 // A long paragraph (or heading) is rendered in runs, each a block of its own inside it (runCuts.ts):

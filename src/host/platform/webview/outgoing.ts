@@ -1,15 +1,17 @@
 /**
- * What the extension host sends one webview, in order: streamed text coalesced into at most one
- * `append` per frame and turn (the first after a quiet frame without delay), and one batch on its
- * way at a time: text that comes while a batch crosses over joins the next, so a page that takes
- * its messages slowly gets fewer, larger ones instead of a queue. No VS Code API here: the bridge
- * (bridge.ts) owns the webview and its messages.
+ * What the extension host sends one webview, in order: streamed text coalesced into one batch per
+ * frame (the first after a quiet frame without delay), and one batch on its way at a time: text
+ * that comes while a batch crosses over joins the next, so a page that takes its messages slowly
+ * gets fewer, larger ones instead of a queue. A batch carries all the text waiting, in `append`s
+ * of at most MOST_PER_APPEND: a page far behind then has all of it at once and decides what to
+ * render (it folds what floods in), instead of waiting a crossing per piece. No VS Code API here:
+ * the bridge (bridge.ts) owns the webview and its messages.
  */
 import type { HostToWebview } from '../../../shared/protocol';
 
 /** Roughly one animation frame: the most often text is posted to a webview. */
 const FRAME_MS = 16;
-/** The most text in one `append` (more waits for the next batch). */
+/** The most text in one `append` (more goes in further `append`s of the same batch): each message is decoded on the workbench's main thread in one go. */
 const MOST_PER_APPEND = 1024 * 1024;
 
 export class Outgoing {
@@ -41,7 +43,7 @@ export class Outgoing {
   post(message: HostToWebview): void {
     if (message.type === 'state') this.reset();
     // Everything appended before it goes first, however much (an answer's end after all its text).
-    else while (this.pending.size > 0) this.flush();
+    else this.flush();
     void this.deliver(message);
   }
 
@@ -72,18 +74,20 @@ export class Outgoing {
     }, wait);
   }
 
-  /** Sends what is pending, a turn's text at a time, and goes on once the batch has been taken. */
+  /** Sends all that is pending, a turn's text at a time, and goes on once the batch has been taken. */
   private flush(): void {
     this.dispose();
     if (this.pending.size === 0) return;
     this.lastFlush = Date.now();
     const batch: Array<Promise<unknown>> = [];
     for (const [turnId, queue] of this.pending) {
-      let text = '';
-      while (queue.length > 0 && text.length < MOST_PER_APPEND) text += queue.shift();
-      batch.push(Promise.resolve(this.deliver({ type: 'append', turnId, text })));
-      if (queue.length === 0) this.pending.delete(turnId);
+      while (queue.length > 0) {
+        let text = '';
+        while (queue.length > 0 && text.length < MOST_PER_APPEND) text += queue.shift();
+        batch.push(Promise.resolve(this.deliver({ type: 'append', turnId, text })));
+      }
     }
+    this.pending.clear();
     this.sending = true;
     const generation = this.generation;
     const next = (): void => {
