@@ -1,8 +1,10 @@
 // Bounds on what outside text can cost (`npm run bench bounds`): a `matches` regex on a hostile
 // answer, the query file parser on hostile files of 512 KiB and 1 MiB, and the cut of a long
-// paragraph into runs (the answer renderer's) on answers that make it try hardest. Each shape runs
-// at 1× and 2× its size; linear work takes about twice as long at 2×.
+// paragraph into runs (the answer renderer's) on answers that make it try hardest, and the line
+// scan for where text that floods in can fold. Each shape runs at 1× and 2× its size; linear work
+// takes about twice as long at 2×.
 import { checkExpectations, parseExpectation, parseQueryFile, type Expectation } from '../src/shared/queryFile';
+import { lastFoldCut } from '../src/webview/render/floodCuts';
 import { runEnds } from '../src/webview/render/runCuts';
 import type { BenchRow } from './core';
 
@@ -104,7 +106,28 @@ function paragraphRows(): BenchRow[] {
   return rows;
 }
 
+/** Text that floods in, in shapes that make the scan for a fold cut look at most per byte. */
+const FLOOD_SHAPES: readonly (readonly [string, (size: number) => string])[] = [
+  // Every other line blank and every other one a cut: a check of each line, and a cut found at each.
+  ['a cut every other line', (size) => 'Word\n\n'.repeat(size / 6)],
+  // A fence opened and closed every few lines, blank lines inside it: every line is a fence check.
+  ['fences with blank lines inside', (size) => '```\n\n# not a heading\n```\n\n'.repeat(size / 28)],
+  ['one line without a break', (size) => 'x'.repeat(size)],
+];
+
+function floodRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  for (const [shape, make] of FLOOD_SHAPES) {
+    const times = ([MiB, 2 * MiB] as const).map((size) => {
+      const text = make(size);
+      return cpuMs(() => void lastFoldCut(text));
+    });
+    rows.push(...growthRows(`where flooded text folds (a line scan): ${shape}`, ['1 MiB', '2 MiB'], [times[0], times[1]]));
+  }
+  return rows;
+}
+
 /** The rows of the section. */
 export function runBoundsBench(): Promise<BenchRow[]> {
-  return Promise.resolve([...regexRows(), ...parseRows(), ...paragraphRows()]);
+  return Promise.resolve([...regexRows(), ...parseRows(), ...paragraphRows(), ...floodRows()]);
 }

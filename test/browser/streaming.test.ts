@@ -249,6 +249,44 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.selectedFirst && result.selectedLast, `Select All takes the first and the last row (${result.selectedLength} characters selected)`);
   });
 
+  it('renders less each frame while the page\'s frames are slow (what a frame adds costs the browser layout the budget cannot see), and still renders it all', async () => {
+    const text = longShapes(384 * 1024, 9).blocks;
+    const perFrame = await page.evaluate(async (text) => {
+      const run = async (slowMs: number): Promise<number> => {
+        // Out of the document, so that only the frames' other work (slowMs) makes them slow, on any machine.
+        const out = document.createElement('div');
+        const renderer = new window.AQ.IncrementalRenderer(out);
+        renderer.append(text);
+        renderer.finish();
+        const grown: number[] = [];
+        let shown = 0;
+        let stop = false;
+        // Another part of the page that keeps every frame busy for slowMs.
+        const busy = (): void => {
+          if (stop) return;
+          const until = performance.now() + slowMs;
+          while (performance.now() < until);
+          const length = out.textContent?.length ?? 0;
+          grown.push(length - shown);
+          shown = length;
+          requestAnimationFrame(busy);
+        };
+        requestAnimationFrame(busy);
+        while (!renderer.done) await new Promise((resolve) => setTimeout(resolve, 20));
+        stop = true;
+        const sorted = grown.filter((size) => size > 0).sort((a, b) => a - b);
+        return sorted[Math.floor(sorted.length / 2)];
+      };
+      // Once all at once first, so that the code is compiled before frames are counted.
+      const warm = new window.AQ.IncrementalRenderer(document.createElement('div'), { scheduleFrame: (callback) => callback() });
+      warm.append(text);
+      warm.finish();
+      return { quick: await run(0), slow: await run(60) };
+    }, text);
+    // A step (a few KiB) is the least a frame renders, so a slow frame renders one and a quick one several.
+    assert.ok(perFrame.slow * 1.5 <= perFrame.quick, `characters rendered a frame, median: ${JSON.stringify(perFrame)}`);
+  });
+
   it('a 1.5 MiB list or table, or 448 KiB of many blocks, that arrives at once is rendered over several frames, and ends equal to a one-shot render', async () => {
     // (Many blocks past 512 Ki characters waiting would fold unrendered as a flood: see the fold's own test.)
     const big = longShapes(1536 * 1024, 5);
@@ -270,8 +308,11 @@ describe('renderer streams long blocks in Chromium', function () {
   });
 
   it('an answer that floods in far faster than the page renders folds its oldest text unrendered: the newest is rendered at once, the fold shows the rest on demand', async () => {
-    // Many short blocks of plain words (the quickest to render): the fold, not the rendering, is under test.
-    const text = Array.from({ length: 48_000 }, (_, i) => `## Part ${i}\n\nParagraph ${i} of plain words, long enough to make up a large answer quickly.\n`).join('\n');
+    // Many short blocks of plain words (the quickest to render): the fold, not the rendering, is
+    // under test. Now and then a fence or a loose list holds blank lines that a fold must not cut at.
+    const part = (i: number): string =>
+      i % 50 === 7 ? `\`\`\`\ncode ${i}\n\n## not a heading\n\`\`\`\n` : i % 70 === 3 ? `- item ${i}\n\n- loose item\n\n  still the item\n` : `## Part ${i}\n\nParagraph ${i} of plain words, long enough to make up a large answer quickly.\n`;
+    const text = Array.from({ length: 48_000 }, (_, i) => part(i)).join('\n');
     const result = await page.evaluate(async (text) => {
       const out = document.createElement('div');
       const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });

@@ -17,6 +17,7 @@ import { formatBytes } from '../../shared/format';
 import { button, h } from '../dom';
 import { cancelFrame, FRAME_BUDGET_MS, requestFrame, type FrameClient } from './frames';
 import { lastCut, parseBlocks } from './blockCuts';
+import { lastFoldCut } from './floodCuts';
 import { startLongBlock, type BlockContext, type LongBlock } from './longBlocks';
 import { md, renderMarkup, sanitizeToNodes, type References } from './markdown';
 
@@ -34,18 +35,26 @@ export interface RendererOptions {
 
 /** The most open text parsed at once; an open block longer than this streams as a long block. */
 const WINDOW = 16 * 1024;
+/**
+ * The most received text one step takes into the open text: what a step renders, and so what the
+ * browser lays out after it, stays small enough for the frame budget (frames.ts) to bound it.
+ */
+const STEP = 4 * 1024;
 /** Past this many characters rendered, the oldest blocks fold until FOLD_KEEP are left. */
 const FOLD_AT = 6 * 1024 * 1024;
 const FOLD_KEEP = 4 * 1024 * 1024;
 /**
  * Once this much text waits to be rendered (an answer that comes far faster than the page renders
- * it), the oldest of it folds unrendered, at block boundaries, until FLOOD_KEEP is left: the page
+ * it), the oldest of it folds unrendered, at block boundaries (found by a line scan where it can,
+ * floodCuts.ts), until FLOOD_KEEP is left: the page
  * then renders the newest text, and what folded is rendered only if the reader asks for it. In
  * the workbench the page shares its main thread with the workbench and renders slower than a
  * service can send: the text left waiting at an answer's end is what the reader waits for.
  */
 const FLOOD_AT = 512 * 1024;
 const FLOOD_KEEP = 256 * 1024;
+/** The most flooded text a step scans for where to fold it (floodCuts.ts): a line scan, linear in it, so a step stays short. */
+const FLOOD_STEP = 256 * 1024;
 /** Text reduced so that a reference label used in it is a substring (labels match case-folded, without whitespace). */
 function squash(text: string): string {
   return text.toLowerCase().toUpperCase().replace(/[\s>]+/g, '');
@@ -88,6 +97,8 @@ export class IncrementalRenderer implements FrameClient {
   private ended = false;
   /** Text floods in: the oldest folds unrendered (see FLOOD_AT). */
   private skipping = false;
+  /** How much more text is taken before the line scan for a fold cut tries again (it found none in that text). */
+  private scanAgainIn = 0;
   private disposed = false;
   private saidDone = false;
   private readonly context: BlockContext = {
@@ -141,6 +152,7 @@ export class IncrementalRenderer implements FrameClient {
     this.keptLength = 0;
     this.fold = undefined;
     this.skipping = false;
+    this.scanAgainIn = 0;
     this.ended = false;
     this.saidDone = false;
     this.append(text);
@@ -221,8 +233,24 @@ export class IncrementalRenderer implements FrameClient {
         this.open = rest;
         continue;
       }
-      if (this.open.length < WINDOW && this.incoming.length > 0) this.open += this.take(WINDOW - this.open.length);
+      if (this.scanAgainIn === 0 && this.incomingLength > FLOOD_KEEP && this.flooded()) {
+        // Far behind: fold a step of text at a time where a line scan finds a cut, without parsing it.
+        const text = this.open + this.take(Math.min(FLOOD_STEP, this.incomingLength - FLOOD_KEEP));
+        const foldCut = lastFoldCut(text);
+        this.clearOpen();
+        this.open = '';
+        this.giveBack(text.slice(foldCut));
+        if (foldCut > 0) {
+          this.foldUnrendered(text.slice(0, foldCut));
+          changed = true;
+          continue;
+        }
+        this.scanAgainIn = text.length;
+      }
+      if (this.open.length < WINDOW && this.incoming.length > 0) this.open += this.take(Math.min(STEP, WINDOW - this.open.length));
       const cut = lastCut(this.open);
+      // No block finished in a step: take another, up to the window.
+      if (cut === 0 && this.open.length < WINDOW && this.incoming.length > 0) continue;
       if (cut > 0 && this.flooded()) {
         this.foldUnrendered(this.open.slice(0, cut));
         this.open = this.open.slice(cut);
@@ -276,7 +304,15 @@ export class IncrementalRenderer implements FrameClient {
       }
     }
     this.incomingLength -= taken.length;
+    this.scanAgainIn = Math.max(0, this.scanAgainIn - taken.length);
     return taken;
+  }
+
+  /** Puts text taken back in front of the received text. */
+  private giveBack(text: string): void {
+    if (text === '') return;
+    this.incoming.unshift(text);
+    this.incomingLength += text.length;
   }
 
   /** The definitions known now: the finished text's, then the open text's. */

@@ -8,8 +8,8 @@
 export const FRAME_BUDGET_MS = 10;
 /** The least time one answer gets in a shared frame, so that each makes progress. */
 const LEAST_SHARE_MS = 2;
-/** A frame that came this long after the one before it was slow (two frames at 60 Hz, and a little). */
-const SLOW_FRAME_MS = 40;
+/** A frame that came more than this long after the one before it was slow: a stall the views' goal counts (three frames at 60 Hz). */
+const SLOW_FRAME_MS = 51;
 
 /**
  * The budget of the next frame. What the answers add in a frame costs the browser style and
