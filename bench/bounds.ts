@@ -94,14 +94,15 @@ const PARAGRAPH_SHAPES: readonly (readonly [string, (size: number) => string])[]
   ['one word without a space', (size) => 'x'.repeat(size)],
 ];
 
-function paragraphRows(): BenchRow[] {
+/** Rows for each shape: `work` on the shape's text at 1 MiB and at 2 MiB. */
+function shapeRows(what: string, shapes: readonly (readonly [string, (size: number) => string])[], work: (text: string) => unknown): BenchRow[] {
   const rows: BenchRow[] = [];
-  for (const [shape, make] of PARAGRAPH_SHAPES) {
+  for (const [shape, make] of shapes) {
     const times = ([MiB, 2 * MiB] as const).map((size) => {
       const text = make(size);
-      return cpuMs(() => void runEnds(text));
+      return cpuMs(() => void work(text));
     });
-    rows.push(...growthRows(`a long paragraph cut into runs: ${shape}`, ['1 MiB', '2 MiB'], [times[0], times[1]]));
+    rows.push(...growthRows(`${what}: ${shape}`, ['1 MiB', '2 MiB'], [times[0], times[1]]));
   }
   return rows;
 }
@@ -115,19 +116,7 @@ const FLOOD_SHAPES: readonly (readonly [string, (size: number) => string])[] = [
   ['one line without a break', (size) => 'x'.repeat(size)],
 ];
 
-function floodRows(): BenchRow[] {
-  const rows: BenchRow[] = [];
-  for (const [shape, make] of FLOOD_SHAPES) {
-    const times = ([MiB, 2 * MiB] as const).map((size) => {
-      const text = make(size);
-      return cpuMs(() => void lastFoldCut(text));
-    });
-    rows.push(...growthRows(`where flooded text folds (a line scan): ${shape}`, ['1 MiB', '2 MiB'], [times[0], times[1]]));
-  }
-  return rows;
-}
-
 /** The rows of the section. */
 export function runBoundsBench(): Promise<BenchRow[]> {
-  return Promise.resolve([...regexRows(), ...parseRows(), ...paragraphRows(), ...floodRows()]);
+  return Promise.resolve([...regexRows(), ...parseRows(), ...shapeRows('a long paragraph cut into runs', PARAGRAPH_SHAPES, runEnds), ...shapeRows('where flooded text folds (a line scan)', FLOOD_SHAPES, lastFoldCut)]);
 }
