@@ -113,7 +113,8 @@ const FLOOD_SHAPES: readonly (readonly [string, (size: number) => string])[] = [
   ['a cut every other line', (size) => 'Word\n\n'.repeat(size / 6)],
   // A fence opened and closed every few lines, blank lines inside it: every line is a fence check.
   ['fences with blank lines inside', (size) => '```\n\n# not a heading\n```\n\n'.repeat(size / 28)],
-  ['one line without a break', (size) => 'x'.repeat(size)],
+  // Long lines that open and close fences (an opener's info string is read whole, for a backtick).
+  ['long lines opening and closing fences', (size) => ('```' + 'x'.repeat(4089) + '\n```\n\n').repeat(size / 4098)],
 ];
 
 /** The rows of the section. */
