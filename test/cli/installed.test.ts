@@ -31,6 +31,8 @@ describe('application-query, packed and installed into an empty folder', functio
     assert.ok(tarball !== undefined, `npm pack wrote no tarball: ${packed.output}`);
     const install = path.join(temp, 'ci');
     await mkdir(install);
+    // The job's own folder, as a CI job has one: npm then installs here, whatever a folder above holds.
+    await writeFile(path.join(install, 'package.json'), '{ "private": true }\n');
     const installed = await runProcess('npm', ['install', '--no-audit', '--no-fund', path.join(temp, tarball)], { cwd: install, env });
     assert.equal(installed.code, 0, installed.output);
     bin = path.join(install, 'node_modules', '.bin', 'application-query');

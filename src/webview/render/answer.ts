@@ -35,11 +35,6 @@ export interface RendererOptions {
 
 /** The most open text parsed at once; an open block longer than this streams as a long block. */
 const WINDOW = 16 * 1024;
-/**
- * The most received text one step takes into the open text: what a step renders, and so what the
- * browser lays out after it, stays small enough for the frame budget (frames.ts) to bound it.
- */
-const STEP = 4 * 1024;
 /** Past this many characters rendered, the oldest blocks fold until FOLD_KEEP are left. */
 const FOLD_AT = 6 * 1024 * 1024;
 const FOLD_KEEP = 4 * 1024 * 1024;
@@ -247,10 +242,8 @@ export class IncrementalRenderer implements FrameClient {
         }
         this.scanAgainIn = text.length;
       }
-      if (this.open.length < WINDOW && this.incoming.length > 0) this.open += this.take(Math.min(STEP, WINDOW - this.open.length));
+      if (this.open.length < WINDOW && this.incoming.length > 0) this.open += this.take(WINDOW - this.open.length);
       const cut = lastCut(this.open);
-      // No block finished in a step: take another, up to the window.
-      if (cut === 0 && this.open.length < WINDOW && this.incoming.length > 0) continue;
       if (cut > 0 && this.flooded()) {
         this.foldUnrendered(this.open.slice(0, cut));
         this.open = this.open.slice(cut);
