@@ -315,12 +315,16 @@ describe('renderer streams long blocks in Chromium', function () {
       i % 50 === 7 ? `\`\`\`\ncode ${i}\n\n## not a heading\n\`\`\`\n` : i % 70 === 3 ? `- item ${i}\n\n- loose item\n\n  still the item\n` : `## Part ${i}\n\nParagraph ${i} of plain words, long enough to make up a large answer quickly.\n`;
     const text = Array.from({ length: 48_000 }, (_, i) => part(i)).join('\n');
     const result = await page.evaluate(async (text) => {
+      const aq = window.AQ as ProbeGlobal;
       const out = document.createElement('div');
-      const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+      const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
       const started = performance.now();
+      aq.work.parsed = 0;
       renderer.append(text);
       renderer.finish();
       const renderedMs = performance.now() - started;
+      // What folded was found by a line scan, not parsed (what is kept is parsed to render it).
+      const parsed = aq.work.parsed;
       const fold = out.querySelector('[data-role="fold"]');
       const label = fold?.textContent ?? '';
       const kept = out.innerHTML.length;
@@ -329,11 +333,12 @@ describe('renderer streams long blocks in Chromium', function () {
       // The folded blocks come back a few each frame.
       for (let frames = 0; out.querySelector('[data-role="fold"]') !== null && frames < 3000; frames++) await new Promise((resolve) => requestAnimationFrame(resolve));
       const whole = window.AQ.renderMarkdownOnce(text);
-      return { renderedMs, label, kept, whole: whole.length, endsLikeWhole: whole.trimEnd().endsWith(lastBlock), equal: out.innerHTML === whole, done: renderer.done };
+      return { renderedMs, parsed, length: text.length, label, kept, whole: whole.length, endsLikeWhole: whole.trimEnd().endsWith(lastBlock), equal: out.innerHTML === whole, done: renderer.done };
     }, text);
     assert.ok(result.done, JSON.stringify(result));
     assert.match(result.label, /folded \(\d+(\.\d+)? MiB of text\)/);
     assert.ok(result.kept < result.whole / 2, `most of it folded unrendered: ${JSON.stringify(result)}`);
+    assert.ok(result.parsed < result.length / 4, `what folded was not parsed: ${result.parsed} of ${result.length} characters parsed`);
     assert.ok(result.endsLikeWhole, 'the end is rendered');
     assert.ok(result.equal, 'shown, the answer is whole and equals a one-shot render');
   });

@@ -10,7 +10,8 @@ export type Token = MarkdownIt.Token;
 
 /** The block pass only: block structure does not depend on how anything is rendered. */
 const blocks = createMarkdown();
-const BLANK = /^[ \t]*$/;
+/** A line of only spaces and tabs. */
+export const BLANK = /^[ \t]*$/;
 /** The start of a line that makes it a paragraph's first whatever follows on it (no block marker starts so). */
 const PARAGRAPH_START = /^ {0,3}(?:\*{1,2}|_{1,2}|`{1,2})?[A-Za-z\u00c0-\uffff]/;
 
@@ -56,4 +57,25 @@ export function lastCut(text: string): number {
     previousEnd = end;
   }
   return cut;
+}
+
+/** The columns of a line's leading spaces and tabs (a tab goes on to the next multiple of four). */
+export function indentation(line: string): number {
+  let column = 0;
+  for (let at = 0; at < line.length; at++) {
+    const code = line.charCodeAt(at);
+    if (code === 32) column++;
+    else if (code === 9) column += 4 - (column % 4);
+    else break;
+  }
+  return column;
+}
+
+/** Whether `line` closes a fence of `length` or more `marker`s (indented less than four columns, nothing after but spaces and tabs). */
+export function closesFence(line: string, marker: string, length: number): boolean {
+  if (indentation(line) >= 4) return false;
+  const at = /^[ \t]*/.exec(line)![0].length;
+  let run = 0;
+  while (line[at + run] === marker) run++;
+  return run >= length && BLANK.test(line.slice(at + run));
 }

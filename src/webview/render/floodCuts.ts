@@ -8,22 +8,14 @@
  * indented inside a list item, say), it stops: the renderer then cuts by parsing, as for any text.
  * No DOM here (the unit tests run it in Node).
  */
+import { BLANK, closesFence } from './blockCuts';
 
 /** A fence at the start of a line: at column 0 it can only be a top-level one (a list item's content is indented). */
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
 /** A fence indented one to three columns: top level, or inside a list item, which a line scan cannot tell. */
 const INDENTED_FENCE = /^ {1,3}(?:`{3,}|~{3,})/;
-const BLANK = /^[ \t]*$/;
 /** A line that starts a block whatever came before the blank line above it: not indented, not a list item. */
 const BLOCK_START = /^[^\s\-+*0-9]/;
-
-/** Whether `line` closes a fence opened by `opener` (the same character, at least as many, then only spaces). */
-function closesFence(line: string, opener: string): boolean {
-  const trimmed = line.replace(/^ {0,3}/, '');
-  let count = 0;
-  while (trimmed[count] === opener[0]) count++;
-  return count >= opener.length && BLANK.test(trimmed.slice(count));
-}
 
 /**
  * The last offset in `text` (which starts where a top-level block starts, with nothing open) where
@@ -36,7 +28,7 @@ export function lastFoldCut(text: string): number {
   for (let at = 0, end = text.indexOf('\n'); end >= 0; at = end + 1, end = text.indexOf('\n', at)) {
     const line = text.slice(at, end);
     if (fence !== undefined) {
-      if (closesFence(line, fence)) fence = undefined;
+      if (closesFence(line, fence[0], fence.length)) fence = undefined;
       afterBlank = false;
       continue;
     }

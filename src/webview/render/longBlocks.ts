@@ -6,7 +6,7 @@
  * the end, never the block again. See answer.ts for the renderer that owns them.
  */
 import { CodeChunks } from './code';
-import { completeLength, lineStarts, parseBlocks, type Token } from './blockCuts';
+import { closesFence, completeLength, indentation, lineStarts, parseBlocks, type Token } from './blockCuts';
 import { LONG_PARAGRAPH, runEnd } from './runCuts';
 import { codeBlockShell, fenceInfo, LONG_TABLE_ROWS, md, TABLE_SECTION_ROWS, sanitizeInside, sanitizeToNodes, type References, type RenderEnv } from './markdown';
 
@@ -41,7 +41,6 @@ export interface LongBlock {
 /** An open item, row or run longer than this shows as plain text until it is final. */
 const OPEN_PART_LIMIT = 16 * 1024;
 
-const BLANK = /^[ \t]*$/;
 /** A line that can only be a paragraph's, whatever follows on it: up to three spaces, then a letter. */
 const PLAIN_LINE = /^ {0,3}[A-Za-z\u00c0-\uffff]/;
 
@@ -153,27 +152,6 @@ export function startLongBlock(text: string, context: BlockContext): LongBlock {
   block ??= new RawStream(context);
   block.push(text);
   return block;
-}
-
-/** The columns of a line's leading spaces and tabs (a tab goes on to the next multiple of four). */
-function indentation(line: string): number {
-  let column = 0;
-  for (let at = 0; at < line.length; at++) {
-    const code = line.charCodeAt(at);
-    if (code === 32) column++;
-    else if (code === 9) column += 4 - (column % 4);
-    else break;
-  }
-  return column;
-}
-
-/** Whether `line` closes a fence of `length` or more `marker`s (indented less than four columns, nothing after but spaces and tabs). */
-function closesFence(line: string, marker: string, length: number): boolean {
-  if (indentation(line) >= 4) return false;
-  const at = /^[ \t]*/.exec(line)![0].length;
-  let run = 0;
-  while (line[at + run] === marker) run++;
-  return run >= length && BLANK.test(line.slice(at + run));
 }
 
 /** A line of a fence's code without the fence's indentation (a tab counts to the next multiple of four columns). */
