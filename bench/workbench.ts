@@ -20,7 +20,7 @@ import { resultsDir } from '../test/support/workbench/diagnostics';
 import type { BenchRow } from './core';
 import { cpuBetween, cpuSnapshot } from './cpu';
 import { swappableExtension, type SwappableExtension, type WebviewScript } from './floor';
-import { hostLagBetween, hostLagProbe } from './hostLag';
+import { hostLagBetween, hostLagProbe, writeHostProfile } from './hostLag';
 import { loads, sideBySide, spinners } from './load';
 import { gapsInTrace, traced } from './trace';
 
@@ -36,7 +36,9 @@ const SAMPLES = Number(process.env.AQ_WB_SAMPLES ?? 20);
  * (AQ_WB_TRACE_JS=1 adds JavaScript samples, which slow the page). AQ_WB_TRACE_PAINT (a
  * file path) traces the Chat view's first-paint answers, with JavaScript samples; the probe marks
  * in it (`console.timeStamp`, "aq:" and the message's type) when each message reached the webview,
- * and "aq:dom" when the answer's first text was in the DOM.
+ * and "aq:dom" when the answer's first text was in the DOM. AQ_WB_HOST_PROFILE (a file path)
+ * has the extension host sample itself until the 10 MiB answer into the panel is final and write the
+ * samples there, with its event loop's holds (hostLag/probe.ts).
  */
 const PARTS = new Set((process.env.AQ_WB_PARTS ?? 'paint,channel,code,list,table,floor,panel').split(',').map((part) => part.trim()));
 const TRACE_FILE = process.env.AQ_WB_TRACE;
@@ -660,6 +662,7 @@ async function bigIntoPanel(workbench: Workbench): Promise<PartRun> {
   const { frame, body, workbenchBody, first, last, cpuBefore } = await askBig(workbench, BIG_NAME, 'Ten mebibytes, please', { markers: false, done: true });
   const seen = await watch(body, settledDone, BIG_CAP_MS);
   const cpu = cpuBetween(cpuBefore, await cpuSnapshot(spinners));
+  await writeHostProfile();
   const name = `workbench: ${BIG / MiB} MiB markdown answer into the panel at full socket speed: last byte written → final DOM`;
   const goal = `≤ ${FINAL_DOM_GOAL_MS} ms`;
   if (seen.found === undefined || seen.record === undefined) {

@@ -2,25 +2,33 @@
  * What the extension host sends one webview, in order: streamed text coalesced into one batch per
  * frame (the first after a quiet frame without delay), and one batch on its way at a time: text
  * that comes while a batch crosses over joins the next, so a page that takes its messages slowly
- * gets fewer, larger ones instead of a queue. A batch carries all the text waiting, in `append`s
- * of at most MOST_PER_APPEND: a page far behind then has all of it at once and decides what to
- * render (it folds what floods in), instead of waiting a crossing per piece. No VS Code API here:
- * the bridge (bridge.ts) owns the webview and its messages.
+ * gets fewer, larger ones instead of a queue. A batch carries all the text waiting: a page far
+ * behind then has all of it at once and decides what to render (it folds what floods in), instead
+ * of waiting a crossing per piece. Posting a message costs the host's event loop time in
+ * proportion to its size, and every extension waits meanwhile, so a batch goes out in `append`s of
+ * at most MOST_PER_TASK, one host task each. No VS Code API here: the bridge (bridge.ts) owns the
+ * webview and its messages.
  */
 import type { HostToWebview } from '../../../shared/protocol';
 
 /** Roughly one animation frame: the most often text is posted to a webview. */
 const FRAME_MS = 16;
-/** The most text in one `append` (more goes in further `append`s of the same batch): each message is decoded on the workbench's main thread in one go. */
-const MOST_PER_APPEND = 1024 * 1024;
+/**
+ * The most text posted in one task of the host's event loop, which is also the most in one
+ * `append` (the workbench decodes each message on its main thread in one go).
+ */
+export const MOST_PER_TASK = 256 * 1024;
 
 export class Outgoing {
-  /** Text appended and not sent yet, by turn, in the order the turns first had some. */
+  /** Text appended and not in the outbox yet, by turn, in the order the turns first had some. */
   private readonly pending = new Map<string, string[]>();
+  /** Messages formed and waiting to be posted, in order; at most MOST_PER_TASK of text goes per task. */
+  private outbox: HostToWebview[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private nextTask: ReturnType<typeof setImmediate> | undefined;
   private lastFlush = 0;
-  /** A batch is on its way (its delivery has not settled). */
-  private sending = false;
+  /** Appends posted whose delivery has not settled: while any is, a batch is on its way (other messages go at once). */
+  private inFlight = 0;
   /** Changes whenever what is still to go is dropped, so a delivery that settles later starts nothing. */
   private generation = 0;
 
@@ -43,25 +51,29 @@ export class Outgoing {
   post(message: HostToWebview): void {
     if (message.type === 'state') this.reset();
     // Everything appended before it goes first, however much (an answer's end after all its text).
-    else this.flush();
-    void this.deliver(message);
+    else this.toOutbox();
+    this.outbox.push(message);
+    this.postSome();
   }
 
   /** The webview went away, or a state replaces what it shows: nothing still to go is sent. */
   reset(): void {
     this.dispose();
     this.pending.clear();
-    this.sending = false;
+    this.outbox = [];
+    this.inFlight = 0;
     this.generation++;
   }
 
   dispose(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.nextTask !== undefined) clearImmediate(this.nextTask);
     this.timer = undefined;
+    this.nextTask = undefined;
   }
 
   private schedule(): void {
-    if (this.timer !== undefined || this.sending) return;
+    if (this.timer !== undefined || this.sending()) return;
     // Text after a quiet frame goes at once; text within a frame of the last batch waits for the frame's end.
     const wait = this.lastFlush + FRAME_MS - Date.now();
     if (wait <= 0) {
@@ -74,27 +86,71 @@ export class Outgoing {
     }, wait);
   }
 
-  /** Sends all that is pending, a turn's text at a time, and goes on once the batch has been taken. */
+  private sending(): boolean {
+    return this.inFlight > 0 || this.outbox.length > 0;
+  }
+
+  /** Sends all that is pending as one batch; the next goes once this one has been taken. */
   private flush(): void {
-    this.dispose();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     if (this.pending.size === 0) return;
     this.lastFlush = Date.now();
-    const batch: Array<Promise<unknown>> = [];
+    this.toOutbox();
+    this.postSome();
+  }
+
+  /** Moves the pending text into the outbox, a turn's text at a time, in appends of at most MOST_PER_TASK. */
+  private toOutbox(): void {
     for (const [turnId, queue] of this.pending) {
-      while (queue.length > 0) {
-        let text = '';
-        while (queue.length > 0 && text.length < MOST_PER_APPEND) text += queue.shift();
-        batch.push(Promise.resolve(this.deliver({ type: 'append', turnId, text })));
+      let text = '';
+      for (const piece of queue) {
+        let at = 0;
+        while (text.length + piece.length - at >= MOST_PER_TASK) {
+          let end = at + MOST_PER_TASK - text.length;
+          // A surrogate pair stays in one append.
+          if (end > at && isHighSurrogate(piece.charCodeAt(end - 1))) end--;
+          this.outbox.push({ type: 'append', turnId, text: text + piece.slice(at, end) });
+          text = '';
+          at = end;
+        }
+        text += at === 0 ? piece : piece.slice(at);
       }
+      if (text !== '') this.outbox.push({ type: 'append', turnId, text });
     }
     this.pending.clear();
-    this.sending = true;
-    const generation = this.generation;
-    const next = (): void => {
-      if (generation !== this.generation) return;
-      this.sending = false;
-      if (this.pending.size > 0) this.schedule();
-    };
-    void Promise.all(batch).then(next, next);
   }
+
+  /** Posts from the outbox up to MOST_PER_TASK of text (at least one message), and the rest in the tasks after. */
+  private postSome(): void {
+    if (this.nextTask !== undefined) return;
+    let room = MOST_PER_TASK;
+    while (this.outbox.length > 0) {
+      const message = this.outbox[0];
+      const size = message.type === 'append' ? message.text.length : 0;
+      if (size > room && room < MOST_PER_TASK) break;
+      this.outbox.shift();
+      room -= size;
+      const delivered = Promise.resolve(this.deliver(message));
+      if (message.type !== 'append') continue;
+      this.inFlight++;
+      const generation = this.generation;
+      const settled = (): void => {
+        if (generation !== this.generation) return;
+        this.inFlight--;
+        if (!this.sending() && this.pending.size > 0) this.schedule();
+      };
+      void delivered.then(settled, settled);
+    }
+    if (this.outbox.length > 0) {
+      this.nextTask = setImmediate(() => {
+        this.nextTask = undefined;
+        this.postSome();
+      });
+    }
+  }
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }

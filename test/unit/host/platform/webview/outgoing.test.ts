@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { Outgoing } from '../../../../../src/host/platform/webview/outgoing';
+import { MOST_PER_TASK, Outgoing } from '../../../../../src/host/platform/webview/outgoing';
 import type { HostToWebview, SurfaceState, Turn } from '../../../../../src/shared/protocol';
 
 /** An Outgoing whose deliveries settle when the test says (a webview that takes its messages slowly). */
@@ -20,6 +20,9 @@ function slowWebview(): { out: Outgoing; sent: HostToWebview[]; settleAll: () =>
     },
   };
 }
+
+/** Half of a surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const tick = (ms = 0): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -89,26 +92,45 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.equal(appended(sent, 't1'), 'sent');
   });
 
-  it('sends a backlog whole in the next batch, in appends of at most 1 MiB, without waiting for each to be taken', async () => {
+  it('sends a backlog whole in the next batch, without waiting for each append to be taken, at most 256 KiB of it in one task of the host', async () => {
     const { out, sent, settleAll } = slowWebview();
     out.append('t1', 'first');
-    for (let i = 0; i < 5; i++) out.append('t1', 'z'.repeat(512 * 1024));
+    for (let i = 0; i < 5; i++) out.append('t1', 'z'.repeat(150 * 1024));
     await tick(40);
     assert.equal(sent.length, 1, 'the backlog waits while the first batch is on its way');
     settleAll();
-    await tick(40);
-    const sizes = sent.map((message) => (message.type === 'append' ? message.text.length : 0));
-    assert.deepEqual(sizes, [5, 1024 * 1024, 1024 * 1024, 512 * 1024], 'one batch of three appends, none over 1 MiB');
-    assert.equal(appended(sent, 't1').length, 5 + 5 * 512 * 1024);
+    const perTask: number[] = [];
+    for (let before = sent.length; perTask.length < 10; before = sent.length) {
+      await new Promise((resolve) => setImmediate(resolve));
+      perTask.push(appended(sent.slice(before), 't1').length);
+    }
+    assert.equal(MOST_PER_TASK, 256 * 1024);
+    assert.deepEqual(perTask.filter((size) => size > 0), [256 * 1024, 256 * 1024, 238 * 1024], 'one batch, a task per 256 KiB, not waiting for the webview');
+    assert.equal(appended(sent, 't1').length, 5 + 5 * 150 * 1024);
   });
 
-  it('sends all the text appended before a message ahead of it, however much is waiting (an answer\'s end never overtakes its text)', () => {
+  it('sends all the text appended before a message ahead of it, however much is waiting (an answer\'s end never overtakes its text)', async () => {
     const { out, sent } = slowWebview();
     out.append('t1', 'first');
     for (let i = 0; i < 40; i++) out.append('t1', 'z'.repeat(64 * 1024));
     out.post({ type: 'turnEnd', turnId: 't1', status: 'done' });
+    assert.ok(appended(sent, 't1').length <= 5 + MOST_PER_TASK, 'no more than 256 KiB posted before the host\'s next task');
+    await tick(40);
     const end = sent.findIndex((message) => message.type === 'turnEnd');
     assert.equal(end, sent.length - 1, 'the end is the last message');
     assert.equal(appended(sent.slice(0, end), 't1').length, 5 + 40 * 64 * 1024, 'all the text before it');
+  });
+
+  it('never parts a surrogate pair between two appends', async () => {
+    const { out, sent, settleAll } = slowWebview();
+    out.append('t1', 'first');
+    const text = 'a' + '\u{1F600}'.repeat(MOST_PER_TASK);
+    out.append('t1', text);
+    settleAll();
+    await tick(300);
+    const texts = sent.slice(1).map((message) => (message.type === 'append' ? message.text : ''));
+    assert.ok(texts.length >= 3, `${texts.length} appends`);
+    for (const piece of texts) assert.ok(piece.length <= MOST_PER_TASK && !LONE_SURROGATE.test(piece), 'each append is whole characters');
+    assert.equal(texts.join(''), text);
   });
 });
