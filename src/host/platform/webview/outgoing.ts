@@ -132,7 +132,11 @@ export class Outgoing {
       this.outbox.shift();
       room -= size;
       const delivered = Promise.resolve(this.deliver(message));
-      if (message.type !== 'append') continue;
+      if (message.type !== 'append') {
+        // A webview closed meanwhile refuses it; the bridge hears of that on its own.
+        delivered.then(undefined, () => undefined);
+        continue;
+      }
       this.inFlight++;
       const generation = this.generation;
       const settled = (): void => {
@@ -147,6 +151,8 @@ export class Outgoing {
         this.nextTask = undefined;
         this.postSome();
       });
+    } else if (!this.sending() && this.pending.size > 0) {
+      this.schedule();
     }
   }
 }

@@ -133,4 +133,29 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     for (const piece of texts) assert.ok(piece.length <= MOST_PER_TASK && !LONE_SURROGATE.test(piece), 'each append is whole characters');
     assert.equal(texts.join(''), text);
   });
+
+  it('a webview that refuses messages (closed meanwhile) leaves no unhandled rejection, and text that comes after still goes', async () => {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown): void => {
+      unhandled.push(reason);
+    };
+    process.on('unhandledRejection', note);
+    try {
+      const sent: HostToWebview[] = [];
+      const out = new Outgoing((message) => {
+        sent.push(message);
+        return Promise.reject(new Error('Webview is disposed'));
+      });
+      out.post({ type: 'turnStart', turn: answerTurn('t1', '', 'streaming') });
+      out.append('t1', 'a');
+      await tick(40);
+      out.append('t1', 'b');
+      out.post({ type: 'turnEnd', turnId: 't1', status: 'done' });
+      await tick(40);
+      assert.deepEqual(unhandled, []);
+      assert.deepEqual(sent.map((message) => (message.type === 'append' ? `append ${message.text}` : message.type)), ['turnStart', 'append a', 'append b', 'turnEnd']);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
 });
