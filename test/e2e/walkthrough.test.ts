@@ -59,7 +59,13 @@ function logText(workbench: Pick<Workbench, 'userDataDir'>): string {
 /** Picks `label` when the command asks which application (it does not when there is only one). */
 async function pickIfAsked(page: Page, label: string): Promise<void> {
   await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
-  if ((await quickPickLabels(page)).includes(label)) await quickPick(page, label);
+  // A quick pick can show before its rows do: read it as "not asked" only once the widget is an
+  // input box (no list), or the next prompt would be typed into the pick's filter.
+  const asked = await waitFor(`"${label}" in the quick pick, or an input box`, async () => {
+    if ((await quickPickLabels(page)).includes(label)) return 'asked';
+    return (await quickInput(page).locator('.quick-input-list').isVisible()) ? undefined : 'not asked';
+  }, 30_000, 100);
+  if (asked === 'asked') await quickPick(page, label);
 }
 
 describe(`The walkthrough (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {

@@ -159,7 +159,7 @@ export async function typeInQuickInput(page: Page, text: string, options: { pass
   const box = quickInputBox(page);
   await box.waitFor({ state: 'visible' });
   if (options.password === true) {
-    await waitFor('a password box', async () => (await box.getAttribute('type', { timeout: 1000 })) === 'password', 10_000, 100);
+    await waitFor('a password box', async () => (await box.getAttribute('type', { timeout: 1000 })) === 'password', 30_000, 100);
   }
   await box.fill(text);
   await waitFor('the input to take the text', async () => (await box.inputValue({ timeout: 1000 })) === text, 5000, 100);
