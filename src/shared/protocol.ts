@@ -70,8 +70,12 @@ export type HostToPage =
   | { readonly type: 'state'; readonly state: SurfaceState }
   /** A new turn (question or answer) starts. */
   | { readonly type: 'turnStart'; readonly turn: Turn }
-  /** Text arrived for a streaming answer (batched: at most one message per frame). */
-  | { readonly type: 'append'; readonly turnId: string; readonly text: string }
+  /**
+   * Text arrived for a streaming answer (batched: at most one message per frame). `queued`: how much
+   * more of this answer the host already holds and sends after this message (absent when none), so
+   * that a page far behind folds what floods in instead of rendering text about to be folded.
+   */
+  | { readonly type: 'append'; readonly turnId: string; readonly text: string; readonly queued?: number }
   /** The HTTP status of an answer became known. */
   | { readonly type: 'status'; readonly turnId: string; readonly httpStatus: number }
   /** An answer ended. */

@@ -95,8 +95,8 @@ export class ChatView implements SurfaceView {
     this.refresh();
   }
 
-  append(turnId: string, text: string): void {
-    this.transcript.assistant(turnId)?.append(text);
+  append(turnId: string, text: string, queued: number): void {
+    this.transcript.assistant(turnId)?.append(text, queued);
   }
 
   setHttpStatus(turnId: string, httpStatus: number): void {

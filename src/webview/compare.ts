@@ -62,8 +62,8 @@ export class CompareView implements SurfaceView {
     this.refresh();
   }
 
-  append(turnId: string, text: string): void {
-    this.columns.get(turnId)?.append(text);
+  append(turnId: string, text: string, queued: number): void {
+    this.columns.get(turnId)?.append(text, queued);
   }
 
   setHttpStatus(turnId: string, httpStatus: number): void {
@@ -181,9 +181,9 @@ class Column {
     this.diff.hidden = count < 2;
   }
 
-  append(text: string): void {
+  append(text: string, queued: number): void {
     this.firstByteAt ??= Date.now();
-    this.answer.append(text);
+    this.answer.append(text, queued);
     this.showFacts();
   }
 

@@ -36,7 +36,8 @@ function dispatch(view: SurfaceView, message: HostToPage): void {
       view.startTurn(message.turn);
       break;
     case 'append':
-      view.append(message.turnId, message.text);
+      // The host is trusted, but the page takes a count only if it is one.
+      view.append(message.turnId, message.text, typeof message.queued === 'number' && message.queued > 0 ? message.queued : 0);
       break;
     case 'status':
       view.setHttpStatus(message.turnId, message.httpStatus);

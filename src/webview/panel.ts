@@ -74,9 +74,9 @@ export class PanelView implements SurfaceView {
     this.refresh();
   }
 
-  append(turnId: string, text: string): void {
+  append(turnId: string, text: string, queued: number): void {
     const view = this.transcript.assistant(turnId);
-    view?.append(text);
+    view?.append(text, queued);
     this.showBytes(view);
   }
 

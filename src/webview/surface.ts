@@ -5,7 +5,8 @@ import type { TurnEnd } from './transcript';
 export interface SurfaceView {
   setState(state: SurfaceState): void;
   startTurn(turn: Turn): void;
-  append(turnId: string, text: string): void;
+  /** `queued`: how much more of the answer the host holds (see the `append` message). */
+  append(turnId: string, text: string, queued: number): void;
   setHttpStatus(turnId: string, httpStatus: number): void;
   endTurn(message: TurnEnd): void;
 }

@@ -134,10 +134,10 @@ export class AssistantTurnView {
     this.renderer.dispose();
   }
 
-  /** Streamed text arrived. */
-  append(text: string): void {
+  /** Streamed text arrived; `queued` more of the answer is still at the host. */
+  append(text: string, queued = 0): void {
     this.byteCount += utf8Length(text);
-    this.renderer.append(text);
+    this.renderer.append(text, queued);
   }
 
   /** The response status became known. */

@@ -343,6 +343,38 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.ok(result.equal, 'shown, the answer is whole and equals a one-shot render');
   });
 
+  it('text the host says it still holds counts as waiting: pieces of a flood fold as they come instead of being rendered, and the end renders once nothing more is held', async () => {
+    const text = Array.from({ length: 48_000 }, (_, i) => `## Part ${i}\n\nParagraph ${i} of plain words, long enough to make up a large answer quickly.\n`).join('\n');
+    const result = await page.evaluate(async (text) => {
+      const aq = window.AQ as ProbeGlobal;
+      // Pieces of 64 KiB, each rendered as it comes (a page that keeps up): only what the host holds tells a flood.
+      const stream = (withQueued: boolean): { parsed: number; out: HTMLElement; renderer: InstanceType<typeof aq.IncrementalRenderer> } => {
+        const out = document.createElement('div');
+        const renderer = new aq.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
+        aq.work.parsed = 0;
+        for (let at = 0; at < text.length; at += 64 * 1024) {
+          const end = Math.min(text.length, at + 64 * 1024);
+          renderer.append(text.slice(at, end), withQueued ? text.length - end : 0);
+        }
+        renderer.finish();
+        return { parsed: aq.work.parsed, out, renderer };
+      };
+      const without = stream(false).parsed;
+      const { parsed, out, renderer } = stream(true);
+      const fold = out.querySelector('[data-role="fold"]');
+      const lastBlock = out.lastElementChild?.outerHTML ?? '';
+      const kept = out.innerHTML.length;
+      (fold?.querySelector('button[data-action="show-folded"]') as HTMLElement | null)?.click();
+      for (let frames = 0; out.querySelector('[data-role="fold"]') !== null && frames < 3000; frames++) await new Promise((resolve) => requestAnimationFrame(resolve));
+      const whole = window.AQ.renderMarkdownOnce(text);
+      return { without, parsed, length: text.length, folded: fold !== null, kept, whole: whole.length, endsLikeWhole: whole.trimEnd().endsWith(lastBlock), equal: out.innerHTML === whole, done: renderer.done };
+    }, text);
+    assert.ok(result.without > result.length * 0.9, `without the host's count, every piece is rendered: ${JSON.stringify(result)}`);
+    assert.ok(result.folded && result.parsed < result.length / 4, `with it, what the host still held folded unparsed: ${JSON.stringify(result)}`);
+    assert.ok(result.kept < result.whole / 4 && result.endsLikeWhole, 'the end is rendered');
+    assert.ok(result.done && result.equal, 'shown, the answer is whole and equals a one-shot render');
+  });
+
   it('past 6 Mi characters, the oldest blocks fold into one labelled row that shows them on demand and offers the whole answer as Markdown', async () => {
     const text = Array.from({ length: 90_000 }, (_, i) => `Paragraph ${i} of plain words, long enough to make up a large answer quickly.\n`).join('\n');
     const result = await page.evaluate(async (text) => {

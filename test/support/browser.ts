@@ -235,7 +235,8 @@ export interface PageRendererOptions {
 
 /** The renderer API as the page sees it. */
 export interface PageRenderer {
-  append(text: string): void;
+  /** `queued`: how much more of the answer the host says it holds (the `append` message's count). */
+  append(text: string, queued?: number): void;
   finish(): void;
   /** The answer has ended and all of it is rendered (the naive renderer has no such state). */
   readonly done?: boolean;

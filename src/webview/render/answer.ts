@@ -44,10 +44,13 @@ const FOLD_KEEP = 4 * 1024 * 1024;
  * floodCuts.ts), until FLOOD_KEEP is left: the page
  * then renders the newest text, and what folded is rendered only if the reader asks for it. In
  * the workbench the page shares its main thread with the workbench and renders slower than a
- * service can send: the text left waiting at an answer's end is what the reader waits for.
+ * service can send: the text left waiting at an answer's end is what the reader waits for. Text
+ * the host says it still holds (`queued`) counts as waiting: the host's queue grows while the
+ * page's frames hold up the main thread that carries its messages, so a page that rendered until
+ * its own share ran over would keep both slow.
  */
 const FLOOD_AT = 512 * 1024;
-const FLOOD_KEEP = 256 * 1024;
+const FLOOD_KEEP = 64 * 1024;
 /** The most flooded text a step scans for where to fold it (floodCuts.ts): a line scan, linear in it, so a step stays short. */
 const FLOOD_STEP = 256 * 1024;
 /** Text reduced so that a reference label used in it is a substring (labels match case-folded, without whitespace). */
@@ -92,6 +95,8 @@ export class IncrementalRenderer implements FrameClient {
   private ended = false;
   /** Text floods in: the oldest folds unrendered (see FLOOD_AT). */
   private skipping = false;
+  /** How much more of the answer the host holds, to come after what arrived (see FLOOD_AT). */
+  private queued = 0;
   /** How much more text is taken before the line scan for a fold cut tries again (it found none in that text). */
   private scanAgainIn = 0;
   private disposed = false;
@@ -147,6 +152,7 @@ export class IncrementalRenderer implements FrameClient {
     this.keptLength = 0;
     this.fold = undefined;
     this.skipping = false;
+    this.queued = 0;
     this.scanAgainIn = 0;
     this.ended = false;
     this.saidDone = false;
@@ -154,7 +160,8 @@ export class IncrementalRenderer implements FrameClient {
   }
 
   /** More of the answer arrived: it is rendered in a frame (several appends before it make one render). */
-  append(text: string): void {
+  append(text: string, queued = 0): void {
+    this.queued = queued;
     const normalized = this.normalizer.normalize(text);
     if (normalized === '') return;
     this.incoming.push(normalized);
@@ -166,6 +173,7 @@ export class IncrementalRenderer implements FrameClient {
   /** The answer ended: what is left is rendered, as final, in the next frames. */
   finish(): void {
     this.ended = true;
+    this.queued = 0;
     this.schedule();
   }
 
@@ -228,9 +236,11 @@ export class IncrementalRenderer implements FrameClient {
         this.open = rest;
         continue;
       }
-      if (this.scanAgainIn === 0 && this.incomingLength > FLOOD_KEEP && this.flooded()) {
-        // Far behind: fold a step of text at a time where a line scan finds a cut, without parsing it.
-        const text = this.open + this.take(Math.min(FLOOD_STEP, this.incomingLength - FLOOD_KEEP));
+      // Far behind: fold a step of text at a time where a line scan finds a cut, without parsing it,
+      // keeping FLOOD_KEEP to render with what the host still holds.
+      const keep = Math.max(0, FLOOD_KEEP - this.queued);
+      if (this.scanAgainIn === 0 && this.incomingLength > keep && this.flooded()) {
+        const text = this.open + this.take(Math.min(FLOOD_STEP, this.incomingLength - keep));
         const foldCut = lastFoldCut(text);
         this.clearOpen();
         this.open = '';
@@ -371,7 +381,7 @@ export class IncrementalRenderer implements FrameClient {
   /** Whether text waits far behind (see FLOOD_AT): its oldest folds unrendered. */
   private flooded(): boolean {
     if (this.fold?.shown === true) return false;
-    const waiting = this.incomingLength + this.open.length;
+    const waiting = this.incomingLength + this.open.length + this.queued;
     if (waiting > FLOOD_AT) this.skipping = true;
     if (waiting <= FLOOD_KEEP) this.skipping = false;
     return this.skipping;

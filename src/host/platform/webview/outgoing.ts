@@ -6,8 +6,9 @@
  * behind then has all of it at once and decides what to render (it folds what floods in), instead
  * of waiting a crossing per piece. Posting a message costs the host's event loop time in
  * proportion to its size, and every extension waits meanwhile, so a batch goes out in `append`s of
- * at most MOST_PER_TASK, one host task each. No VS Code API here: the bridge (bridge.ts) owns the
- * webview and its messages.
+ * at most MOST_PER_TASK, one host task each. Each `append` says how much more of its answer is
+ * queued here (the page counts it as text waiting, and folds a flood instead of rendering it). No
+ * VS Code API here: the bridge (bridge.ts) owns the webview and its messages.
  */
 import type { HostToWebview } from '../../../shared/protocol';
 
@@ -22,6 +23,8 @@ export const MOST_PER_TASK = 256 * 1024;
 export class Outgoing {
   /** Text appended and not in the outbox yet, by turn, in the order the turns first had some. */
   private readonly pending = new Map<string, string[]>();
+  /** Text appended and not posted yet (pending or in the outbox), by turn. */
+  private readonly queued = new Map<string, number>();
   /** Messages formed and waiting to be posted, in order; at most MOST_PER_TASK of text goes per task. */
   private outbox: HostToWebview[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -41,6 +44,7 @@ export class Outgoing {
     const queue = this.pending.get(turnId);
     if (queue === undefined) this.pending.set(turnId, [text]);
     else queue.push(text);
+    this.queued.set(turnId, (this.queued.get(turnId) ?? 0) + text.length);
     this.schedule();
   }
 
@@ -60,6 +64,7 @@ export class Outgoing {
   reset(): void {
     this.dispose();
     this.pending.clear();
+    this.queued.clear();
     this.outbox = [];
     this.inFlight = 0;
     this.generation++;
@@ -131,7 +136,7 @@ export class Outgoing {
       if (size > room && room < MOST_PER_TASK) break;
       this.outbox.shift();
       room -= size;
-      const delivered = Promise.resolve(this.deliver(message));
+      const delivered = Promise.resolve(this.deliver(message.type === 'append' ? this.withQueued(message) : message));
       if (message.type !== 'append') {
         // A webview closed meanwhile refuses it; the bridge hears of that on its own.
         delivered.then(undefined, () => undefined);
@@ -155,7 +160,20 @@ export class Outgoing {
       this.schedule();
     }
   }
+
+  /** The append as posted: with how much of its turn's text is still queued after it. */
+  private withQueued(message: Append): Append {
+    const left = (this.queued.get(message.turnId) ?? 0) - message.text.length;
+    if (left > 0) {
+      this.queued.set(message.turnId, left);
+      return { ...message, queued: left };
+    }
+    this.queued.delete(message.turnId);
+    return message;
+  }
 }
+
+type Append = Extract<HostToWebview, { type: 'append' }>;
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;

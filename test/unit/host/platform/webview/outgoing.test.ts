@@ -121,6 +121,38 @@ describe('Outgoing (what the extension host sends a webview, in order)', () => {
     assert.equal(appended(sent.slice(0, end), 't1').length, 5 + 40 * 64 * 1024, 'all the text before it');
   });
 
+  it('tells the page with each append how much more of that answer it holds, so a page far behind knows a flood is still coming', async () => {
+    const sent: HostToWebview[] = [];
+    const waiting: Array<() => void> = [];
+    let late = false;
+    const out: Outgoing = new Outgoing((message) => {
+      sent.push(message);
+      // Text that comes while the batch goes out (a task at a time) counts from then on.
+      if (message.type === 'append' && message.text.length === MOST_PER_TASK && !late) {
+        late = true;
+        out.append('t1', 'late');
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    });
+    const settleAll = (): void => {
+      for (const resolve of waiting.splice(0)) resolve();
+    };
+    out.append('t1', 'first');
+    out.append('t2', 'other');
+    for (let i = 0; i < 3; i++) out.append('t1', 'z'.repeat(200 * 1024));
+    await tick(40);
+    const queued = (message: HostToWebview): number | undefined => (message.type === 'append' ? message.queued : undefined);
+    assert.equal(queued(sent[0]), undefined, 'the first text went alone: nothing else was held then');
+    for (let i = 0; i < 3; i++) {
+      settleAll();
+      await tick(40);
+    }
+    const t1 = sent.filter((message) => message.type === 'append' && message.turnId === 't1');
+    assert.deepEqual(t1.map((message) => (message.type === 'append' ? message.text.length : 0)), [5, MOST_PER_TASK, MOST_PER_TASK, 88 * 1024, 4], 'the first text, 600 KiB in appends of at most 256 KiB, then the late text');
+    assert.deepEqual(t1.map(queued), [undefined, 344 * 1024, 88 * 1024 + 4, 4, undefined], 'each append: the text of its answer still held after it');
+    assert.equal(queued(sent.find((message) => message.type === 'append' && message.turnId === 't2') ?? sent[0]), undefined, 'another answer\'s text does not count');
+  });
+
   it('never parts a surrogate pair between two appends', async () => {
     const { out, sent, settleAll } = slowWebview();
     out.append('t1', 'first');
