@@ -45,9 +45,9 @@ const FOLD_KEEP = 4 * 1024 * 1024;
  * then renders the newest text, and what folded is rendered only if the reader asks for it. In
  * the workbench the page shares its main thread with the workbench and renders slower than a
  * service can send: the text left waiting at an answer's end is what the reader waits for. Text
- * the host says it still holds (`queued`) counts as waiting: the host's queue grows while the
- * page's frames hold up the main thread that carries its messages, so a page that rendered until
- * its own share ran over would keep both slow.
+ * the host says it still holds (`queued`) counts as waiting: there a flood waits mostly at the
+ * host, because the page's frames hold up the main thread that carries the host's messages, and a
+ * page that counted only the text it had would go on rendering and keep both slow.
  */
 const FLOOD_AT = 512 * 1024;
 const FLOOD_KEEP = 64 * 1024;
