@@ -1,5 +1,6 @@
 import { GapMeter } from '../shared/streamPace';
 import { StoppedError, HttpStatusError, QueryError, RedirectError, StreamInterruptedError, TimeoutError } from './errors';
+import { EventLoopSlices } from './eventLoop';
 import { detectStreamShape } from './formats';
 import { ExchangeRecorder, type Exchange as RecordedExchange, type Surface } from './history';
 import { QUERY_ACCEPT, sendQuery } from './queryClient';
@@ -214,10 +215,12 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
   recorder?.headers(response.status, response.statusText, response.headers, response.format);
   out.status(response.status);
   log.info(`POST ${response.url} → ${response.status} ${response.statusText} (${response.contentType || 'no content type'}, read as ${response.format})`);
+  const slices = new EventLoopSlices();
   for await (const piece of response.text) {
     const shown = progress.text(piece);
     if (shown !== '') out.append(shown);
     progress.releaseOnSilence(out);
+    await slices.due();
   }
   progress.flush(out);
   recorder?.format(response.format, detectStreamShape(response.format, progress.firstRaw));
