@@ -10,7 +10,7 @@ import type { Locator, Page } from 'playwright-core';
 import { VSCODE_VERSION_OF } from '../launch/codeServer';
 import { waitFor } from '../launch/util';
 import { e2eVersion, launchWorkbench, reloadWindow, useWorkbench, type Workbench } from '../support/workbench/launch';
-import { quickInput, quickPick, quickPickLabels, runCommand, typeInQuickInput } from '../support/workbench/palette';
+import { quickInput, quickPick, runCommand, typeInQuickInput } from '../support/workbench/palette';
 import { editorOf } from '../support/workbench/editors';
 import { waitForActivation } from '../support/workbench/diagnostics';
 import { clearNotifications } from '../support/workbench/notifications';
@@ -54,18 +54,6 @@ async function waitForDone(page: Page, id: string): Promise<void> {
 /** Every "Application Query Log" file the server wrote, in every window's session, joined. */
 function logText(workbench: Pick<Workbench, 'userDataDir'>): string {
   return outputChannelFiles(workbench, 'Application Query Log').map((file) => readFileSync(file, 'utf8')).join('\n');
-}
-
-/** Picks `label` when the command asks which application (it does not when there is only one). */
-async function pickIfAsked(page: Page, label: string): Promise<void> {
-  await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
-  // A quick pick can show before its rows do: read it as "not asked" only once the widget is an
-  // input box (no list), or the next prompt would be typed into the pick's filter.
-  const asked = await waitFor(`"${label}" in the quick pick, or an input box`, async () => {
-    if ((await quickPickLabels(page)).includes(label)) return 'asked';
-    return (await quickInput(page).locator('.quick-input-list').isVisible()) ? undefined : 'not asked';
-  }, 30_000, 100);
-  if (asked === 'asked') await quickPick(page, label);
 }
 
 describe(`The walkthrough (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, function () {
@@ -118,7 +106,8 @@ describe(`The walkthrough (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, functio
     const { page, service } = wb();
     const before = service.requests.length;
     await clickStepButton(await openStep(page, 'apiKey'), 'Set API Key…');
-    await pickIfAsked(page, 'Echo');
+    // Both commands always ask which application, also when there is only one.
+    await quickPick(page, 'Echo');
     await typeInQuickInput(page, service.keyFor('echo'), { password: true });
     await waitFor('the key check', () => service.requests.slice(before).some((r) => r.method === 'GET' && r.path === '/api/applications/echo') || undefined, 60_000);
     await waitForDone(page, 'apiKey');
@@ -128,7 +117,8 @@ describe(`The walkthrough (VS Code ${VSCODE_VERSION_OF[e2eVersion()]})`, functio
     const { page, service } = wb();
     const before = service.requests.length;
     await clickStepButton(await openStep(page, 'firstQuestion'), 'Query Application');
-    await pickIfAsked(page, 'Echo');
+    // Both commands always ask which application, also when there is only one.
+    await quickPick(page, 'Echo');
     await typeInQuickInput(page, 'What does the walkthrough do?');
     const panel = await surfaceFrame(page, 'panel');
     const answer = panel.locator('[data-role="assistant"]').last();
