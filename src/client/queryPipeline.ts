@@ -220,7 +220,8 @@ export async function sendPrepared(prepared: PreparedRequest, progress: QueryPro
     const shown = progress.text(piece);
     if (shown !== '') out.append(shown);
     progress.releaseOnSilence(out);
-    await slices.due();
+    const turn = slices.due();
+    if (turn !== undefined) await turn;
   }
   progress.flush(out);
   recorder?.format(response.format, detectStreamShape(response.format, progress.firstRaw));

@@ -135,7 +135,7 @@ export class AssistantTurnView {
   }
 
   /** Streamed text arrived; `queued` more of the answer is still at the host. */
-  append(text: string, queued = 0): void {
+  append(text: string, queued: number): void {
     this.byteCount += utf8Length(text);
     this.renderer.append(text, queued);
   }

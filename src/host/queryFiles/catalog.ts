@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { parseQueryFile, QUERY_FILE_MAX_BYTES, tooLargeQueryFile, type ParsedQueryFile } from '../../shared/queryFile';
+import { EventLoopSlices } from '../../client/eventLoop';
 
 /** The glob of query files. */
 export const QUERY_FILE_GLOB = '**/*.aq.md';
@@ -25,12 +26,8 @@ function parsedOf(read: Read): ParsedQueryFile {
   return 'text' in read ? parseQueryFile(read.text) : tooLargeQueryFile(read.tooLarge);
 }
 
-/** How long discovery may hold the extension host before it lets other work run. */
-const SLICE_MS = 8;
 /** Files read from disk at once. */
 const READ_BATCH = 16;
-
-const yieldToHost = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Every query file of the workspace, parsed, kept current as files are created, changed (on disk
@@ -116,17 +113,15 @@ export class QueryFileCatalog implements vscode.Disposable {
       const entry = this.entries.get(key);
       if (entry !== undefined && !found.has(key) && entry.uri.scheme !== 'untitled') this.remove(entry.uri);
     }
-    let sliceStart = Date.now();
+    const slices = new EventLoopSlices();
     for (let i = 0; i < uris.length; i += READ_BATCH) {
       const batch = uris.slice(i, i + READ_BATCH);
       const reads = await Promise.all(batch.map(async (uri) => this.openText(uri) ?? readText(uri)));
       for (let j = 0; j < batch.length; j++) {
         const read = reads[j];
         if (read !== undefined) this.set(batch[j], read);
-        if (Date.now() - sliceStart >= SLICE_MS) {
-          await yieldToHost();
-          sliceStart = Date.now();
-        }
+        const turn = slices.due();
+        if (turn !== undefined) await turn;
       }
     }
   }
