@@ -2,7 +2,7 @@
 // reference service, the context-file fence, per-service concurrency, Stop, environments, and the
 // editor features (diagnostics, quick fixes, completion, CodeLens).
 import * as assert from 'node:assert/strict';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
@@ -64,6 +64,22 @@ describe('Query files: the Testing view runs a team’s saved queries', () => {
     await rm(uri.fsPath);
     const api = await hooks();
     await waitFor(async () => !(await api.queryTests()).some((n) => n.id === uri.toString()), 'the deleted file leaves the Testing view');
+  });
+
+  it('lists the query files of a folder moved into the workspace, where the file watcher reports only the folder', async () => {
+    const api = await hooks();
+    await api.queryTests(); // discovery is done: only the watchers can bring the files in
+    const staging = path.join(path.dirname(folder()), `${path.basename(folder())}-staging-${process.pid}`);
+    await mkdir(path.join(staging, 'deeper'), { recursive: true });
+    await writeFile(path.join(staging, 'top.aq.md'), '## Top\n- application: echo\n\nHi\n');
+    await writeFile(path.join(staging, 'deeper', 'nested.aq.md'), '## One\n- application: echo\n\nHi\n\n## Two\n- application: echo\n\nHo\n');
+    const moved = path.join(folder(), DIR, 'moved-in');
+    await mkdir(path.dirname(moved), { recursive: true });
+    await rename(staging, moved);
+    await listed(vscode.Uri.file(path.join(moved, 'top.aq.md')), 1);
+    await listed(vscode.Uri.file(path.join(moved, 'deeper', 'nested.aq.md')), 2);
+    await rm(moved, { recursive: true });
+    await waitFor(async () => !(await api.queryTests()).some((n) => n.id.includes('/moved-in/')), 'the moved folder’s files leave the Testing view once it is deleted');
   });
 
   it('Run Query File sends each query with its context, checks the expectations and reports a diff for a failed "contains"', async () => {

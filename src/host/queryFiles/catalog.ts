@@ -29,6 +29,12 @@ function parsedOf(read: Read): ParsedQueryFile {
 /** Files read from disk at once. */
 const READ_BATCH = 16;
 
+/** How long created paths gather before they are looked at (a checkout or an unpacked folder creates many at once). */
+const CREATED_SETTLE_MS = 200;
+
+/** Paths never searched for query files, as discovery skips them. */
+const SKIPPED = /\/(node_modules|\.git)(\/|$)/;
+
 /**
  * Every query file of the workspace, parsed, kept current as files are created, changed (on disk
  * or in an editor) and deleted. Discovery reads in batches and parses in slices of a few
@@ -40,17 +46,30 @@ export class QueryFileCatalog implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<{ uri: vscode.Uri; entry: CatalogEntry | undefined }>();
   private readonly disposables: vscode.Disposable[] = [];
   private discovering: Promise<void> | undefined;
+  /**
+   * Bumped on every read started and every entry set or removed, per file: a read applies only if
+   * nothing about its file happened since it started, so a slow read never puts back older text,
+   * and discovery never drops a file a watcher added while it searched.
+   */
+  private readonly tickets = new Map<string, number>();
+  private readonly created = new Set<string>();
+  private createdTimer: ReturnType<typeof setTimeout> | undefined;
   /** Fires when a file is added, changed (entry) or gone (undefined). */
   readonly onDidChange = this.changed.event;
 
   constructor() {
     const watcher = vscode.workspace.createFileSystemWatcher(QUERY_FILE_GLOB);
-    // A folder deleted (or moved away) is reported as the folder only, which the glob does not match.
-    const deletions = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
+    // A folder deleted (or moved away) is reported as the folder only, which the glob does not
+    // match. A folder created or moved in may be reported without the files in it: a move reports
+    // only the folder, and files written into a new folder before the watcher watches it are never
+    // reported (Linux's inotify watches each folder on its own). Each such folder is searched.
+    const folders = vscode.workspace.createFileSystemWatcher('**/*', false, true, false);
     this.disposables.push(
       watcher,
-      deletions,
-      deletions.onDidDelete((uri) => this.removeUnder(uri)),
+      folders,
+      folders.onDidDelete((uri) => this.removeUnder(uri)),
+      folders.onDidCreate((uri) => this.createdPath(uri)),
+      { dispose: () => clearTimeout(this.createdTimer) },
       this.changed,
       watcher.onDidCreate((uri) => void this.refresh(uri)),
       watcher.onDidChange((uri) => void this.refresh(uri)),
@@ -107,23 +126,70 @@ export class QueryFileCatalog implements vscode.Disposable {
   }
 
   private async discoverNow(): Promise<void> {
+    const before = new Map(this.tickets);
     const uris = await vscode.workspace.findFiles(QUERY_FILE_GLOB, '**/node_modules/**');
     const found = new Set(uris.map((uri) => uri.toString()));
-    for (const key of [...this.entries.keys()]) {
-      const entry = this.entries.get(key);
-      if (entry !== undefined && !found.has(key) && entry.uri.scheme !== 'untitled') this.remove(entry.uri);
+    for (const [key, entry] of [...this.entries]) {
+      // A file added or changed while the search ran is newer than the search.
+      if (!found.has(key) && entry.uri.scheme !== 'untitled' && this.tickets.get(key) === before.get(key)) this.remove(entry.uri);
     }
+    await this.readAll(uris);
+  }
+
+  /** Reads and parses files in batches, in slices of the event loop. */
+  private async readAll(uris: readonly vscode.Uri[]): Promise<void> {
     const slices = new EventLoopSlices();
     for (let i = 0; i < uris.length; i += READ_BATCH) {
       const batch = uris.slice(i, i + READ_BATCH);
+      const tickets = batch.map((uri) => this.ticket(uri));
       const reads = await Promise.all(batch.map(async (uri) => this.openText(uri) ?? readText(uri)));
       for (let j = 0; j < batch.length; j++) {
         const read = reads[j];
-        if (read !== undefined) this.set(batch[j], read);
+        if (read !== undefined && this.holds(batch[j], tickets[j])) this.set(batch[j], read);
         const turn = slices.due();
         if (turn !== undefined) await turn;
       }
     }
+  }
+
+  /** A path the workspace gained: gathered for a moment, then each folder among them is searched for query files. */
+  private createdPath(uri: vscode.Uri): void {
+    if (isQueryFile(uri) || SKIPPED.test(uri.path) || vscode.workspace.getWorkspaceFolder(uri) === undefined) return;
+    this.created.add(uri.toString());
+    clearTimeout(this.createdTimer);
+    this.createdTimer = setTimeout(() => void this.searchCreated(), CREATED_SETTLE_MS);
+  }
+
+  private async searchCreated(): Promise<void> {
+    const keys = new Set(this.created);
+    this.created.clear();
+    // A folder's search covers what was created inside it: only paths whose parent was there before are looked at.
+    const tops = [...keys].filter((key) => !hasAncestorIn(key, keys));
+    const slices = new EventLoopSlices();
+    for (let i = 0; i < tops.length; i += READ_BATCH) {
+      const batch = tops.slice(i, i + READ_BATCH).map((key) => vscode.Uri.parse(key));
+      const folders = await Promise.all(batch.map(async (uri) => ((await isFolder(uri)) ? uri : undefined)));
+      for (const folder of folders) {
+        if (folder === undefined) continue;
+        const found = await vscode.workspace.findFiles(new vscode.RelativePattern(folder, QUERY_FILE_GLOB), '**/node_modules/**');
+        await this.readAll(found.filter((uri) => !this.entries.has(uri.toString())));
+      }
+      const turn = slices.due();
+      if (turn !== undefined) await turn;
+    }
+  }
+
+  /** Starts a read of a file: the ticket it must still hold when the read is done. */
+  private ticket(uri: vscode.Uri): number {
+    const key = uri.toString();
+    const next = (this.tickets.get(key) ?? 0) + 1;
+    this.tickets.set(key, next);
+    return next;
+  }
+
+  /** Whether nothing happened to a file since its read took this ticket. */
+  private holds(uri: vscode.Uri, ticket: number): boolean {
+    return this.tickets.get(uri.toString()) === ticket;
   }
 
   private openText(uri: vscode.Uri): Read | undefined {
@@ -134,7 +200,9 @@ export class QueryFileCatalog implements vscode.Disposable {
   private async refresh(uri: vscode.Uri): Promise<void> {
     const open = vscode.workspace.textDocuments.find((doc) => doc.uri.toString() === uri.toString());
     if (open !== undefined && open.isDirty) return; // the editor's text wins until it is saved or closed
+    const ticket = this.ticket(uri);
     const read = open === undefined ? await readText(uri) : documentText(open);
+    if (!this.holds(uri, ticket)) return;
     if (read === undefined) this.remove(uri);
     else this.set(uri, read);
   }
@@ -158,6 +226,7 @@ export class QueryFileCatalog implements vscode.Disposable {
 
   private setParsed(entry: CatalogEntry): void {
     const uri = entry.uri;
+    this.ticket(uri);
     this.entries.set(uri.toString(), entry);
     this.changed.fire({ uri, entry });
   }
@@ -172,11 +241,29 @@ export class QueryFileCatalog implements vscode.Disposable {
   }
 
   private remove(uri: vscode.Uri): void {
+    this.ticket(uri);
     if (this.entries.delete(uri.toString())) this.changed.fire({ uri, entry: undefined });
   }
 
   dispose(): void {
     for (const d of this.disposables) d.dispose();
+  }
+}
+
+/** Whether any folder above this URI (as a string) is in the set. */
+function hasAncestorIn(key: string, keys: ReadonlySet<string>): boolean {
+  for (let cut = key.lastIndexOf('/'); cut > 0; cut = key.lastIndexOf('/', cut - 1)) {
+    if (keys.has(key.slice(0, cut))) return true;
+  }
+  return false;
+}
+
+/** Whether a path is a folder now (false when it is gone or unreadable). */
+async function isFolder(uri: vscode.Uri): Promise<boolean> {
+  try {
+    return ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.Directory) !== 0;
+  } catch {
+    return false;
   }
 }
 
