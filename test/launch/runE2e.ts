@@ -54,7 +54,8 @@ async function main(): Promise<number> {
   }
   const versions = selectVersions(process.env.AQ_VSCODE_VERSIONS);
   const laneFile = process.env[RESULTS_FILE_ENV] || summaryFile('e2e');
-  const runOne = async (version: CodeServerVersion): Promise<{ version: CodeServerVersion; code: number; seconds: string; summary: ResultSummary }> => {
+  const results: { version: CodeServerVersion; code: number; seconds: string; summary: ResultSummary }[] = [];
+  for (const version of versions) {
     console.log(`\n=== End-to-end: VS Code ${VSCODE_VERSION_OF[version]} (code-server ${version}) ===`);
     const started = Date.now();
     const file = partFile(laneFile, VSCODE_VERSION_OF[version]);
@@ -71,13 +72,8 @@ async function main(): Promise<number> {
       code = 1;
     }
     const summary = readSummary(file) ?? brokenRun('the e2e suite', broke ?? `exited with code ${code} before mocha reported`);
-    return { version, code, seconds: secondsSince(started), summary };
-  };
-  const results = process.env.AQ_E2E_PARALLEL === '1' ? await Promise.all(versions.map(runOne)) : await (async () => {
-    const all = [];
-    for (const version of versions) all.push(await runOne(version));
-    return all;
-  })();
+    results.push({ version, code, seconds: secondsSince(started), summary });
+  }
   writeSummary(laneFile, mergeSummaries(results.map((r) => ({ label: VSCODE_VERSION_OF[r.version], summary: r.summary }))));
   console.log('\nEnd-to-end summary:');
   for (const r of results) console.log(`  VS Code ${VSCODE_VERSION_OF[r.version]}: ${r.code === 0 ? 'passed' : `FAILED (exit ${r.code})`} in ${r.seconds} s`);
