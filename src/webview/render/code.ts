@@ -124,11 +124,13 @@ export class CodeChunks {
 
   /**
    * The markup of the chunks the code so far finishes (all of it when `complete`), working until
-   * `deadline` (a `performance.now()` time) at most; what is left waits for the next call.
+   * `deadline` (a `performance.now()` time) and at most `most` chunks; what is left waits for the
+   * next call.
    */
-  take(complete: boolean, deadline = Number.POSITIVE_INFINITY): string {
+  take(complete: boolean, deadline = Number.POSITIVE_INFINITY, most = Number.POSITIVE_INFINITY): string {
     let html = '';
-    while (this.rest !== '' && performance.now() < deadline) {
+    let chunks = 0;
+    while (this.rest !== '' && chunks < most && performance.now() < deadline) {
       const next = piece(this.rest, this.done < HIGHLIGHT_LIMIT ? this.language : '', complete);
       if (next === undefined) break;
       const text = this.rest.slice(0, next.end);
@@ -138,6 +140,7 @@ export class CodeChunks {
       this.openText += text;
       if (text.endsWith('\n') || (complete && this.rest === '')) {
         html += CHUNK_OPEN + this.openHtml + CHUNK_CLOSE;
+        chunks++;
         this.openHtml = '';
         this.openText = '';
       }

@@ -203,10 +203,14 @@ class CodeStream implements LongBlock {
   advance(complete: boolean, deadline: number): string | undefined {
     if (this.rest === undefined) this.takeLines(complete);
     const ended = this.rest !== undefined || complete;
-    const waiting = this.chunks.pending.length;
-    const html = this.chunks.take(ended, deadline);
-    this.pending.drop(waiting - this.chunks.pending.length);
-    if (html !== '') this.pending.node.before(sanitizeInside(html, ['pre', 'code']));
+    // A chunk at a time, sanitized and placed before the next is made, so that the deadline counts all of its work.
+    for (;;) {
+      const waiting = this.chunks.pending.length;
+      const html = this.chunks.take(ended, deadline, 1);
+      this.pending.drop(waiting - this.chunks.pending.length);
+      if (html === '') break;
+      this.pending.node.before(sanitizeInside(html, ['pre', 'code']));
+    }
     // The line still being written shows too (it may yet turn out to close the fence).
     this.pending.show(this.chunks.pending + (this.rest === undefined ? unindent(this.text, this.indent) : ''));
     if (!ended || this.chunks.pending !== '') return undefined;
