@@ -4,23 +4,16 @@
  * more than one answer does, and what is left waits for the next frame.
  */
 
-/** The time a frame gives rendering, in milliseconds: the rest is the browser's (style, layout, paint) and the page's. */
+/**
+ * The time a frame gives rendering, in milliseconds: the rest is the browser's (style, layout,
+ * paint) and the page's. It stays the same after a slow frame: what makes a frame slow is mostly
+ * the browser's layout of what is already in the page, which rendering less does not lower, and a
+ * page that renders less than arrives falls behind the stream (an answer far ahead of the page
+ * folds its start instead, answer.ts).
+ */
 export const FRAME_BUDGET_MS = 10;
 /** The least time one answer gets in a shared frame, so that each makes progress. */
 const LEAST_SHARE_MS = 2;
-/** A frame that came more than this long after the one before it was slow: a stall the views' goal counts (three frames at 60 Hz). */
-const SLOW_FRAME_MS = 51;
-
-/**
- * The budget of the next frame. What the answers add in a frame costs the browser style and
- * layout after it, which the budget does not see, and on a busy machine (the workbench shares the
- * page's main thread) that can be many times the rendering itself. So the budget halves after a
- * slow frame and grows back a millisecond a frame: the page then renders less at a time, and an
- * answer that comes faster than that folds its start (answer.ts) instead of freezing the view.
- */
-let budget = FRAME_BUDGET_MS;
-/** The timestamp of the last frame that asked for the next one, if this one follows it. */
-let previous: number | undefined;
 
 /** Something that renders in frames. */
 export interface FrameClient {
@@ -31,13 +24,11 @@ export interface FrameClient {
 const due = new Set<FrameClient>();
 let requested = false;
 
-function runFrame(timestamp: number): void {
+function runFrame(): void {
   requested = false;
-  if (previous !== undefined) budget = timestamp - previous > SLOW_FRAME_MS ? Math.max(LEAST_SHARE_MS, budget / 2) : Math.min(FRAME_BUDGET_MS, budget + 1);
-  previous = undefined;
   const clients = [...due];
   due.clear();
-  const deadline = performance.now() + budget;
+  const deadline = performance.now() + FRAME_BUDGET_MS;
   clients.forEach((client, index) => {
     const now = performance.now();
     // What is left of the budget, shared among those still to go (each gets at least its least share).
@@ -50,10 +41,7 @@ function runFrame(timestamp: number): void {
     }
     if (more) due.add(client);
   });
-  if (due.size > 0) {
-    previous = timestamp;
-    request();
-  }
+  if (due.size > 0) request();
 }
 
 function request(): void {
