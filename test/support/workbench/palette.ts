@@ -153,11 +153,15 @@ export async function quickPick(page: Page, label: string): Promise<void> {
   await acceptRow(page, row);
 }
 
-/** Types `text` into the open input box (or quick pick filter) and presses Enter. */
+/** Types `text` into the open input box (once a pick before it has turned into one) and presses Enter. */
 export async function typeInQuickInput(page: Page, text: string, options: { password?: boolean } = {}): Promise<void> {
   await quickInput(page).waitFor({ state: 'visible', timeout: 30_000 });
   const box = quickInputBox(page);
   await box.waitFor({ state: 'visible' });
+  // A pick just accepted turns into the input box in the same widget a little later: text filled
+  // before that goes into the pick's filter and is lost when the input box replaces it (seen on
+  // 1.139: the question box then waited empty). An input box shows no list.
+  await waitFor('the quick input to be an input box (no list of a pick)', async () => !(await quickInput(page).locator('.quick-input-list').isVisible()) || undefined, 10_000, 100);
   if (options.password === true) {
     await waitFor('a password box', async () => (await box.getAttribute('type', { timeout: 1000 })) === 'password', 30_000, 100);
   }
