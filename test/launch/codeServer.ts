@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { explainInstallFailure } from './installAdvice';
 import { chromiumPath, ensureSystemPackages } from './system';
-import { acquireLock, cleanEnv, freePort, killGroup, killGroupOnExit, lineSplitter, pathWithoutNpmEntries, repoRoot, runProcess, secondsSince, waitFor } from './util';
+import { acquireLock, cleanEnv, freePort, killGroup, killGroupOnExit, lineSplitter, pathWithoutNpmEntries, repoRoot, runProcess, secondsSince, StopWaiting, waitFor } from './util';
 
 /** The code-server releases the lanes run against: VS Code 1.100.3 (Node 20) and 1.139.1 (Node 24). */
 export type CodeServerVersion = '4.100.3' | '4.139.1';
@@ -251,6 +251,8 @@ export interface StartCodeServerOptions {
   userSettings?: Readonly<Record<string, unknown>>;
   /** Written to `<user-data-dir>/Machine/settings.json` (where `machine`-scoped settings live in a remote window). */
   machineSettings?: Readonly<Record<string, unknown>>;
+  /** Written to `<user-data-dir>/User/keybindings.json`. */
+  keybindings?: readonly { key: string; command: string }[];
   /** Extra environment for the server and so for its extension host. */
   env?: Readonly<Record<string, string>>;
   /** A fixed port (the demo); a free one otherwise. */
@@ -315,6 +317,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   const trust = options.workspaceTrust === true ? { 'security.workspace.trust.enabled': true } : {};
   await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...quietSettings(options.version), ...trust, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
+  if (options.keybindings !== undefined) await writeFile(path.join(userDataDir, 'User', 'keybindings.json'), JSON.stringify(options.keybindings, null, 2));
 
   const port = options.port ?? (await freePort());
   const flags = [
@@ -382,7 +385,8 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   return { url, port, version: options.version, userDataDir, output: () => output, exited, close };
 }
 
-class ExitedError extends Error {}
+/** code-server exited before it answered: waiting longer cannot help. */
+class ExitedError extends StopWaiting {}
 
 /** Links an extension folder into an extensions folder under the name VS Code gives installed extensions. */
 async function linkExtension(extensionPath: string, extensionsDir: string): Promise<void> {
@@ -462,6 +466,10 @@ export async function openWorkbench(serverUrl: string, options: OpenWorkbenchOpt
       args: [...CHROMIUM_ARGS],
       viewport: { width: 1400, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
+      // code-server compresses every static response with Brotli as it serves it, the workbench's
+      // large script included: processor time on every window and webview that a loopback
+      // connection gains nothing from, and that a test or the demo waits for.
+      extraHTTPHeaders: { 'Accept-Encoding': 'identity' },
       // Our own signal handling (util.onTerminate) closes the browser and then removes its profile.
       handleSIGINT: false,
       handleSIGTERM: false,

@@ -59,7 +59,10 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
+/** Thrown by a {@link waitFor} probe when waiting longer cannot help (the process it waits for has exited): waitFor throws it at once. */
+export class StopWaiting extends Error {}
+
+/** Polls `probe` until it returns a value other than undefined/false, or throws after `timeoutMs` (or at once, a {@link StopWaiting}). */
 export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -68,6 +71,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
       const value = await probe();
       if (value !== undefined && value !== false) return value;
     } catch (error) {
+      if (error instanceof StopWaiting) throw error;
       lastError = error;
     }
     if (Date.now() > deadline) {

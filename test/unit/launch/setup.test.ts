@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { npmEnv } from '../../launch/codeServer';
 import { explainInstallFailure } from '../../launch/installAdvice';
 import { aptCommand, ensureSystemPackages, missingSystemPackages } from '../../launch/system';
-import { isNpmLifecycleVariable, repoRoot, runProcess } from '../../launch/util';
+import { isNpmLifecycleVariable, repoRoot, runProcess, StopWaiting, waitFor } from '../../launch/util';
 
 /** What an outer `npm test` (npm 11 on Node 20) puts into its scripts' environment. */
 const OUTER_NPM_ENV: NodeJS.ProcessEnv = {
@@ -137,6 +137,26 @@ describe('set-up on a fresh machine', () => {
       assert.match(report, /not recognised/);
       assert.match(report, /line 99$/);
       assert.doesNotMatch(report, /line 10\n/);
+    });
+
+    it('stops waiting at once when the process it waits for has exited, with what it printed', async () => {
+      let probes = 0;
+      const waiting = waitFor('code-server to answer', () => {
+        probes++;
+        throw new StopWaiting('code-server exited (1): error Unknown option --no-such-flag');
+      }, 60_000, 10);
+      await assert.rejects(waiting, (error: Error) => error instanceof StopWaiting && /Unknown option --no-such-flag/.test(error.message));
+      assert.equal(probes, 1);
+    });
+
+    it('keeps waiting through an ordinary failed probe, and names it when time is up', async () => {
+      let probes = 0;
+      const waiting = waitFor('the page', () => {
+        probes++;
+        throw new Error('connection refused');
+      }, 30, 10);
+      await assert.rejects(waiting, /timed out after 0 s waiting for the page: connection refused/);
+      assert.ok(probes > 1, `probed ${probes} times`);
     });
   });
 });
