@@ -69,8 +69,8 @@ export interface LaunchOptions {
 
 /**
  * Keys the harness itself uses, in the test user's keybindings.json: housekeeping between tests
- * (clearing notifications before each) is a key press, where the palette would cost every test a
- * few seconds of a busy page. The product's own commands are still run from the palette, by title.
+ * (clearing notifications before each) is a key press, where the palette would make every test
+ * wait for a busy page to open and filter it. The product's own commands are still run from the palette, by title.
  */
 export const CLEAR_NOTIFICATIONS_KEY = { vscode: 'ctrl+alt+shift+f12', playwright: 'Control+Alt+Shift+F12' };
 const HARNESS_KEYBINDINGS = [{ key: CLEAR_NOTIFICATIONS_KEY.vscode, command: 'notifications.clearAll' }];
