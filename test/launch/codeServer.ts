@@ -251,8 +251,6 @@ export interface StartCodeServerOptions {
   userSettings?: Readonly<Record<string, unknown>>;
   /** Written to `<user-data-dir>/Machine/settings.json` (where `machine`-scoped settings live in a remote window). */
   machineSettings?: Readonly<Record<string, unknown>>;
-  /** Written to `<user-data-dir>/User/keybindings.json`. */
-  keybindings?: readonly { key: string; command: string }[];
   /** Extra environment for the server and so for its extension host. */
   env?: Readonly<Record<string, string>>;
   /** A fixed port (the demo); a free one otherwise. */
@@ -317,7 +315,6 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   const trust = options.workspaceTrust === true ? { 'security.workspace.trust.enabled': true } : {};
   await writeFile(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...quietSettings(options.version), ...trust, ...options.userSettings }, null, 2));
   await writeFile(path.join(userDataDir, 'Machine', 'settings.json'), JSON.stringify({ ...options.machineSettings }, null, 2));
-  if (options.keybindings !== undefined) await writeFile(path.join(userDataDir, 'User', 'keybindings.json'), JSON.stringify(options.keybindings, null, 2));
 
   const port = options.port ?? (await freePort());
   const flags = [

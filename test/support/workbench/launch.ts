@@ -67,14 +67,6 @@ export interface LaunchOptions {
   extensionFolder?: string;
 }
 
-/**
- * Keys the harness itself uses, in the test user's keybindings.json: housekeeping between tests
- * (clearing notifications before each) is a key press, where the palette would make every test
- * wait for a busy page to open and filter it. The product's own commands are still run from the palette, by title.
- */
-export const CLEAR_NOTIFICATIONS_KEY = { vscode: 'ctrl+alt+shift+f12', playwright: 'Control+Alt+Shift+F12' };
-const HARNESS_KEYBINDINGS = [{ key: CLEAR_NOTIFICATIONS_KEY.vscode, command: 'notifications.clearAll' }];
-
 /** The files a workspace gets when the test names none. */
 export const DEFAULT_FILES: Readonly<Record<string, string>> = {
   'src/sample.ts': [
@@ -128,7 +120,6 @@ export async function launchWorkbench(options: LaunchOptions = {}): Promise<Work
       folder: workspace.folder,
       userSettings: { ...serviceUserSettings(service), ...options.userSettings },
       machineSettings: options.machineSettings,
-      keybindings: HARNESS_KEYBINDINGS,
       env: { AQ_SERVICE_URL: service.url, ...options.env },
       ...(options.workspaceTrust === true ? { workspaceTrust: true } : {}),
       ...(options.alsoInstall !== undefined ? { alsoInstall: options.alsoInstall } : {}),

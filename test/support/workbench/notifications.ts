@@ -1,22 +1,13 @@
 // Notifications: toasts, the notification center, their buttons.
 import type { Locator, Page } from 'playwright-core';
 import { waitFor } from '../../launch/util';
-import { CLEAR_NOTIFICATIONS_KEY, type Workbench } from './launch';
-import { focusWorkbench, runCommand } from './palette';
+import type { Workbench } from './launch';
+import { runCommand } from './palette';
 import { normalizeLabel } from './text';
 
-/**
- * Clears every notification: toasts of earlier tests stay while the headless window has no focus,
- * and only three show at once. The harness's key for it (launch.ts) is enough; should a toast
- * still show, the key did not reach the window and the palette runs the command.
- */
+/** Clears every notification: toasts of earlier tests stay while the headless window has no focus, and only three show at once. */
 export async function clearNotifications(workbench: Pick<Workbench, 'page'>): Promise<void> {
-  const { page } = workbench;
-  await focusWorkbench(page);
-  await page.keyboard.press(CLEAR_NOTIFICATIONS_KEY.playwright);
-  const toasts = page.locator('.notifications-toasts .notification-toast').filter({ visible: true });
-  if (await waitFor('the toasts to clear', async () => (await toasts.count()) === 0, 2000, 100).then(() => true, () => false)) return;
-  await runCommand(page, 'Notifications: Clear All Notifications');
+  await runCommand(workbench.page, 'Notifications: Clear All Notifications');
 }
 
 /** Waits for a notification toast containing `text` and returns it. */

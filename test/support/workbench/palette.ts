@@ -37,7 +37,7 @@ export async function closeQuickInput(page: Page): Promise<void> {
 }
 
 /** Moves keyboard focus out of a webview (whose frame would swallow workbench keybindings). */
-export async function focusWorkbench(page: Page): Promise<void> {
+async function focusWorkbench(page: Page): Promise<void> {
   await page.evaluate(() => {
     const active = document.activeElement;
     if (active instanceof HTMLElement && active.tagName === 'IFRAME') active.blur();
