@@ -368,12 +368,13 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor(`code-server ${options.version} to answer ${url}/healthz`, async () => {
-      if (spawnError !== undefined) throw new Error(`could not start code-server: ${spawnError.message}`);
-      if (hasExited(child)) throw new ExitedError(`code-server exited (${child.exitCode ?? child.signalCode ?? '?'}):\n${output.slice(-3000)}`);
+      // Either way waiting longer cannot help: the wait ends at once with what code-server printed.
+      if (spawnError !== undefined) throw new StopWaiting(`could not start code-server: ${spawnError.message}`);
+      if (hasExited(child)) throw new StopWaiting(`code-server exited (${child.exitCode ?? child.signalCode ?? '?'}):\n${output.slice(-3000)}`);
       const response = await fetch(`${url}/healthz`).catch(() => undefined);
       return response?.status === 200;
     }, 60_000, 200).catch((error: unknown) => {
-      throw error instanceof ExitedError || spawnError !== undefined ? error : new Error(`${error instanceof Error ? error.message : String(error)}\n${output.slice(-3000)}`);
+      throw error instanceof StopWaiting ? error : new Error(`${error instanceof Error ? error.message : String(error)}\n${output.slice(-3000)}`);
     });
   } catch (error) {
     await close();
@@ -381,9 +382,6 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
   }
   return { url, port, version: options.version, userDataDir, output: () => output, exited, close };
 }
-
-/** code-server exited before it answered: waiting longer cannot help. */
-class ExitedError extends StopWaiting {}
 
 /** Links an extension folder into an extensions folder under the name VS Code gives installed extensions. */
 async function linkExtension(extensionPath: string, extensionsDir: string): Promise<void> {
