@@ -371,8 +371,7 @@ export async function startCodeServer(options: StartCodeServerOptions): Promise<
       // Either way waiting longer cannot help: the wait ends at once with what code-server printed.
       if (spawnError !== undefined) throw new StopWaiting(`could not start code-server: ${spawnError.message}`);
       if (hasExited(child)) throw new StopWaiting(`code-server exited (${child.exitCode ?? child.signalCode ?? '?'}):\n${output.slice(-3000)}`);
-      const response = await fetch(`${url}/healthz`).catch(() => undefined);
-      return response?.status === 200;
+      return answersHealthy(url);
     }, 60_000, 200).catch((error: unknown) => {
       throw error instanceof StopWaiting ? error : new Error(`${error instanceof Error ? error.message : String(error)}\n${output.slice(-3000)}`);
     });
@@ -389,6 +388,21 @@ async function linkExtension(extensionPath: string, extensionsDir: string): Prom
   const { publisher, name, version } = manifest as { publisher?: unknown; name?: unknown; version?: unknown };
   if (typeof publisher !== 'string' || typeof name !== 'string' || typeof version !== 'string') throw new Error(`${extensionPath}/package.json lacks publisher, name or version`);
   await symlink(path.resolve(extensionPath), path.join(extensionsDir, `${publisher}.${name}-${version}`), 'dir');
+}
+
+/**
+ * Whether the server at `url` answers `/healthz` with 200. Each probe gives up after `timeoutMs`:
+ * a server that takes the connection and never answers (another program on the port) would
+ * otherwise hold the wait past its deadline, and the check that code-server exited never runs.
+ */
+export async function answersHealthy(url: string, timeoutMs = 2_000): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
 }
 
 function hasExited(child: ChildProcess): boolean {

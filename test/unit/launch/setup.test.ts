@@ -3,9 +3,11 @@
 // step says what failed, why, and what to try.
 import * as assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { npmEnv } from '../../launch/codeServer';
+import { answersHealthy, npmEnv } from '../../launch/codeServer';
 import { explainInstallFailure } from '../../launch/installAdvice';
 import { aptCommand, ensureSystemPackages, missingSystemPackages } from '../../launch/system';
 import { isNpmLifecycleVariable, repoRoot, runProcess, StopWaiting, waitFor } from '../../launch/util';
@@ -157,6 +159,36 @@ describe('set-up on a fresh machine', () => {
       }, 30, 10);
       await assert.rejects(waiting, /timed out after 0 s waiting for the page: connection refused/);
       assert.ok(probes > 1, `probed ${probes} times`);
+    });
+  });
+
+  describe('the probe that code-server is up', () => {
+    let server: Server | undefined;
+    afterEach(async () => {
+      server?.closeAllConnections();
+      await new Promise((resolve) => server?.close(resolve));
+      server = undefined;
+    });
+
+    async function serve(handler: Parameters<typeof createServer>[1]): Promise<string> {
+      server = createServer(handler);
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    }
+
+    it('gives up on a server that takes the connection and never answers, so the wait can look again', async () => {
+      const requests: string[] = [];
+      const url = await serve((request) => { requests.push(request.url ?? ''); });
+      assert.equal(await answersHealthy(url, 100), false);
+      assert.deepEqual(requests, ['/healthz']);
+    });
+
+    it('is up only on a 200 from /healthz', async () => {
+      let status = 503;
+      const url = await serve((_request, response) => { response.writeHead(status).end('{}'); });
+      assert.equal(await answersHealthy(url), false);
+      status = 200;
+      assert.equal(await answersHealthy(url), true);
     });
   });
 });
