@@ -20,6 +20,7 @@ import { lastCut, parseBlocks } from './blockCuts';
 import { lastFoldCut } from './floodCuts';
 import { startLongBlock, type BlockContext, type LongBlock } from './longBlocks';
 import { md, renderMarkup, sanitizeToNodes, type References } from './markdown';
+import { Sections, takeOut } from './sections';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -125,7 +126,11 @@ export class IncrementalRenderer implements FrameClient {
     return nodes;
   }
 
-  constructor(private readonly container: HTMLElement, private readonly options: RendererOptions = {}) {}
+  private readonly sections: Sections;
+
+  constructor(private readonly container: HTMLElement, private readonly options: RendererOptions = {}) {
+    this.sections = new Sections(container);
+  }
 
   /** Whether the answer has ended and all of it is rendered. */
   get done(): boolean {
@@ -136,6 +141,7 @@ export class IncrementalRenderer implements FrameClient {
   reset(text: string): void {
     cancelFrame(this);
     this.container.replaceChildren();
+    this.sections.clear();
     this.normalizer = new TextNormalizer();
     this.incoming = [];
     this.incomingLength = 0;
@@ -331,20 +337,22 @@ export class IncrementalRenderer implements FrameClient {
     return fragment;
   }
 
-  /** Places nodes after the finished ones; returns them. */
+  /** Places blocks after the ones placed before, in sections; returns them. */
   private insert(nodes: DocumentFragment | readonly ChildNode[]): ChildNode[] {
     const list = nodes instanceof DocumentFragment ? [...nodes.childNodes] : [...nodes];
-    this.container.append(...list);
+    this.sections.place(list);
     return list;
   }
 
+  /** Blocks were finished (the page holds finished blocks only now). */
   private finished(nodes: readonly ChildNode[], length: number): void {
+    this.sections.settle();
     this.parts.push({ nodes, length });
     this.keptLength += length;
   }
 
   private clearOpen(): void {
-    for (const node of this.openNodes) node.remove();
+    takeOut(this.openNodes);
     this.openNodes = [];
     this.shownOpen = '';
   }
@@ -354,7 +362,7 @@ export class IncrementalRenderer implements FrameClient {
     const env = { references: { ...this.finishedRefs } };
     const fragment = sanitizeToNodes(md.render(this.open, env));
     this.openRefs = env.references;
-    for (const node of this.openNodes) node.remove();
+    takeOut(this.openNodes);
     this.openNodes = this.insert(fragment);
     this.shownOpen = this.open;
   }
@@ -387,9 +395,13 @@ export class IncrementalRenderer implements FrameClient {
     return this.skipping;
   }
 
+  private newFold(): Fold {
+    return new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text), () => this.sections.regroup());
+  }
+
   /** Folds finished blocks unrendered (all the blocks before them fold first, so the fold keeps the answer's order). */
   private foldUnrendered(source: string): void {
-    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
+    this.fold ??= this.newFold();
     for (const part of this.parts) this.fold.add(part.nodes, part.length);
     this.parts = [];
     this.keptLength = 0;
@@ -401,7 +413,7 @@ export class IncrementalRenderer implements FrameClient {
   /** Folds the oldest finished blocks once the answer is past FOLD_AT. */
   private foldOldest(): void {
     if (this.keptLength <= FOLD_AT || this.fold?.shown === true) return;
-    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
+    this.fold ??= this.newFold();
     while (this.keptLength > FOLD_KEEP && this.parts.length > 1) {
       const part = this.parts.shift()!;
       this.fold.add(part.nodes, part.length);
@@ -418,7 +430,7 @@ class Fold {
   private readonly label: HTMLElement;
   private length = 0;
 
-  constructor(container: HTMLElement, openWhole: (() => void) | undefined, private readonly render: (source: string) => DocumentFragment) {
+  constructor(container: HTMLElement, openWhole: (() => void) | undefined, private readonly render: (source: string) => DocumentFragment, private readonly shownAgain: () => void) {
     this.label = h('span', { className: 'aq-fold-label' });
     const show = button('show-folded', 'Show the folded start of this answer', 'unfold', () => this.show(), { text: 'Show', className: 'aq-button aq-button-secondary' });
     const open = openWhole === undefined ? [] : [button('open-answer', 'Open the whole answer as Markdown', 'markdown', openWhole, { text: 'Open as Markdown', className: 'aq-button aq-button-secondary' })];
@@ -427,7 +439,7 @@ class Fold {
   }
 
   add(nodes: readonly ChildNode[], length: number): void {
-    for (const node of nodes) node.remove();
+    takeOut(nodes);
     this.held.push(nodes);
     this.grow(length);
   }
@@ -455,8 +467,12 @@ class Fold {
         const part = this.held.shift()!;
         this.element.before(...(typeof part === 'string' ? [this.render(part)] : part));
       }
-      if (this.held.length > 0) requestAnimationFrame(step);
-      else this.element.remove();
+      if (this.held.length > 0) {
+        requestAnimationFrame(step);
+      } else {
+        this.element.remove();
+        this.shownAgain();
+      }
     };
     step();
   }
