@@ -372,33 +372,4 @@ describe('renderer streams long blocks in Chromium', function () {
     assert.equal(result.opened, 1, 'Open as Markdown asks for the whole answer');
     assert.ok(result.after && result.equal, 'shown, the answer is whole and equals a one-shot render');
   });
-
-  it('a fold shown again while short blocks keep coming keeps the answer in order, and ends equal to a one-shot render', async () => {
-    // A flood of a few long code blocks folds with few blocks left in the page; the reader shows it
-    // again while enough short blocks arrive for the answer to be put in sections (sections.ts).
-    const flood = Array.from({ length: 80 }, (_, i) => '```\n' + `line of code ${i}\n`.repeat(1500) + '```\n').join('\n');
-    const more = Array.from({ length: 240 }, (_, i) => `Paragraph ${i} after the flood.\n`).join('\n');
-    const result = await page.evaluate(async ({ flood, more }) => {
-      const out = document.createElement('div');
-      document.body.append(out);
-      const renderer = new window.AQ.IncrementalRenderer(out, { scheduleFrame: (callback) => callback() });
-      renderer.append(flood + '\n');
-      const fold = out.querySelector('[data-role="fold"]');
-      const keptBlocks = out.childElementCount;
-      (fold?.querySelector('button[data-action="show-folded"]') as HTMLElement | null)?.click();
-      // The fold shows a frame's worth at once, the rest in the frames after.
-      renderer.append(more);
-      renderer.finish();
-      const sectionsWhileShowing = out.querySelector('[data-role="fold"]') !== null && out.querySelector(':scope > .aq-section') !== null;
-      for (let frames = 0; out.querySelector('[data-role="fold"]') !== null && frames < 3000; frames++) await new Promise((resolve) => requestAnimationFrame(resolve));
-      const text = flood + '\n' + more;
-      const equal = out.innerHTML === window.AQ.renderMarkdownOnce(text);
-      const sections = out.querySelectorAll(':scope > .aq-section').length;
-      out.remove();
-      return { folded: fold !== null, keptBlocks, sectionsWhileShowing, equal, sections, done: renderer.done };
-    }, { flood, more });
-    assert.ok(result.folded && result.keptBlocks < 64, `the flood folded, leaving few blocks: ${JSON.stringify(result)}`);
-    assert.ok(result.sectionsWhileShowing, `the answer was put in sections while the fold showed its blocks again: ${JSON.stringify(result)}`);
-    assert.ok(result.done && result.equal && result.sections > 1, `the answer ends in order, equal to a one-shot render: ${JSON.stringify(result)}`);
-  });
 });

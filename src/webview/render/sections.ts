@@ -47,9 +47,8 @@ export class Sections {
    */
   settle(): void {
     if (!this.grouped) {
-      let elements = 0;
-      for (let child = this.firstBlock(); child !== null && elements <= SECTION_BLOCKS; child = child.nextElementSibling) elements++;
-      if (elements > SECTION_BLOCKS) this.regroup();
+      const fold = this.container.querySelector(':scope > [data-role="fold"]') === null ? 0 : 1;
+      if (this.container.childElementCount - fold > SECTION_BLOCKS) this.regroup();
       return;
     }
     const last = this.container.lastChild;
@@ -60,29 +59,17 @@ export class Sections {
     this.place(extra);
   }
 
-  /**
-   * Groups the container's blocks again by the rule above (also after blocks were put back outside
-   * their sections: a fold shown again). Only the blocks after a fold's row: the blocks a fold is
-   * showing again come before it, and are grouped with the rest once it has shown them all.
-   */
+  /** Groups the container's blocks again by the rule above (also after blocks were put back outside their sections: a fold shown again). A fold's row stays first. */
   regroup(): void {
     const fold = this.container.querySelector(':scope > [data-role="fold"]');
-    const after: ChildNode[] = [];
-    for (let child = fold === null ? this.container.firstChild : fold.nextSibling; child !== null; child = child.nextSibling) after.push(child);
     const nodes: ChildNode[] = [];
-    for (const child of after) {
-      child.remove();
+    for (const child of [...this.container.childNodes]) {
       if (isSection(child)) nodes.push(...child.childNodes);
-      else nodes.push(child);
+      else if (child !== fold) nodes.push(child);
     }
+    this.container.replaceChildren(...(fold === null ? [] : [fold]));
     this.grouped = countElements(nodes) > SECTION_BLOCKS;
     this.place(nodes);
-  }
-
-  /** The first block element the sections group: after a fold's row, if there is one. */
-  private firstBlock(): Element | null {
-    const fold = this.container.querySelector(':scope > [data-role="fold"]');
-    return fold === null ? this.container.firstElementChild : fold.nextElementSibling;
   }
 
   /** Forgets the sections (the container was emptied). */
