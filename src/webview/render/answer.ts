@@ -20,7 +20,6 @@ import { lastCut, parseBlocks } from './blockCuts';
 import { lastFoldCut } from './floodCuts';
 import { startLongBlock, type BlockContext, type LongBlock } from './longBlocks';
 import { md, renderMarkup, sanitizeToNodes, type References } from './markdown';
-import { Sections, takeOut } from './sections';
 
 /** How a renderer gets its updates onto the screen. */
 export interface RendererOptions {
@@ -126,11 +125,7 @@ export class IncrementalRenderer implements FrameClient {
     return nodes;
   }
 
-  private readonly sections: Sections;
-
-  constructor(private readonly container: HTMLElement, private readonly options: RendererOptions = {}) {
-    this.sections = new Sections(container);
-  }
+  constructor(private readonly container: HTMLElement, private readonly options: RendererOptions = {}) {}
 
   /** Whether the answer has ended and all of it is rendered. */
   get done(): boolean {
@@ -141,7 +136,6 @@ export class IncrementalRenderer implements FrameClient {
   reset(text: string): void {
     cancelFrame(this);
     this.container.replaceChildren();
-    this.sections.clear();
     this.normalizer = new TextNormalizer();
     this.incoming = [];
     this.incomingLength = 0;
@@ -337,22 +331,20 @@ export class IncrementalRenderer implements FrameClient {
     return fragment;
   }
 
-  /** Places blocks after the ones placed before, in sections; returns them. */
+  /** Places nodes after the finished ones; returns them. */
   private insert(nodes: DocumentFragment | readonly ChildNode[]): ChildNode[] {
     const list = nodes instanceof DocumentFragment ? [...nodes.childNodes] : [...nodes];
-    this.sections.place(list);
+    this.container.append(...list);
     return list;
   }
 
-  /** Blocks were finished (the page holds finished blocks only now). */
   private finished(nodes: readonly ChildNode[], length: number): void {
-    this.sections.settle();
     this.parts.push({ nodes, length });
     this.keptLength += length;
   }
 
   private clearOpen(): void {
-    takeOut(this.openNodes);
+    for (const node of this.openNodes) node.remove();
     this.openNodes = [];
     this.shownOpen = '';
   }
@@ -362,7 +354,7 @@ export class IncrementalRenderer implements FrameClient {
     const env = { references: { ...this.finishedRefs } };
     const fragment = sanitizeToNodes(md.render(this.open, env));
     this.openRefs = env.references;
-    takeOut(this.openNodes);
+    for (const node of this.openNodes) node.remove();
     this.openNodes = this.insert(fragment);
     this.shownOpen = this.open;
   }
@@ -395,13 +387,9 @@ export class IncrementalRenderer implements FrameClient {
     return this.skipping;
   }
 
-  private newFold(): Fold {
-    return new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text), () => this.sections.regroup());
-  }
-
   /** Folds finished blocks unrendered (all the blocks before them fold first, so the fold keeps the answer's order). */
   private foldUnrendered(source: string): void {
-    this.fold ??= this.newFold();
+    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
     for (const part of this.parts) this.fold.add(part.nodes, part.length);
     this.parts = [];
     this.keptLength = 0;
@@ -413,7 +401,7 @@ export class IncrementalRenderer implements FrameClient {
   /** Folds the oldest finished blocks once the answer is past FOLD_AT. */
   private foldOldest(): void {
     if (this.keptLength <= FOLD_AT || this.fold?.shown === true) return;
-    this.fold ??= this.newFold();
+    this.fold ??= new Fold(this.container, this.options.openWhole, (text) => this.renderFinished(text));
     while (this.keptLength > FOLD_KEEP && this.parts.length > 1) {
       const part = this.parts.shift()!;
       this.fold.add(part.nodes, part.length);
@@ -430,7 +418,7 @@ class Fold {
   private readonly label: HTMLElement;
   private length = 0;
 
-  constructor(container: HTMLElement, openWhole: (() => void) | undefined, private readonly render: (source: string) => DocumentFragment, private readonly shownAgain: () => void) {
+  constructor(container: HTMLElement, openWhole: (() => void) | undefined, private readonly render: (source: string) => DocumentFragment) {
     this.label = h('span', { className: 'aq-fold-label' });
     const show = button('show-folded', 'Show the folded start of this answer', 'unfold', () => this.show(), { text: 'Show', className: 'aq-button aq-button-secondary' });
     const open = openWhole === undefined ? [] : [button('open-answer', 'Open the whole answer as Markdown', 'markdown', openWhole, { text: 'Open as Markdown', className: 'aq-button aq-button-secondary' })];
@@ -439,7 +427,7 @@ class Fold {
   }
 
   add(nodes: readonly ChildNode[], length: number): void {
-    takeOut(nodes);
+    for (const node of nodes) node.remove();
     this.held.push(nodes);
     this.grow(length);
   }
@@ -467,12 +455,8 @@ class Fold {
         const part = this.held.shift()!;
         this.element.before(...(typeof part === 'string' ? [this.render(part)] : part));
       }
-      if (this.held.length > 0) {
-        requestAnimationFrame(step);
-      } else {
-        this.element.remove();
-        this.shownAgain();
-      }
+      if (this.held.length > 0) requestAnimationFrame(step);
+      else this.element.remove();
     };
     step();
   }

@@ -9,7 +9,6 @@ import type MarkdownIt from 'markdown-it';
 import { createMarkdown } from '../../shared/answer/blocks';
 import { codeLanguage, escapeHtml, highlightCode } from './code';
 import { LONG_PARAGRAPH, runEnds } from './runCuts';
-import { groupSections } from './sections';
 
 /** One markdown-it token. */
 export type Token = MarkdownIt.Token;
@@ -244,6 +243,5 @@ export function renderMarkup(text: string, env: RenderEnv = {}): string {
 export function renderMarkdownOnce(text: string): string {
   const element = document.createElement('div');
   element.append(sanitizeToNodes(renderMarkup(text)));
-  groupSections(element);
   return element.innerHTML;
 }
